@@ -1,0 +1,156 @@
+/**
+ * rsr-api's command line: serve | migrate | import | export | demo.
+ * Configuration comes from the environment (config.ts); messages go to stderr, data to files.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from './config.js';
+import { buildApp } from './http/app.js';
+import { TABLES } from './resources/index.js';
+import { connect, type Connection } from './store/connect.js';
+import { exportDataset, readDataset } from './store/dataset-files.js';
+import { ImportError, importRecords, type DatasetSource } from './store/import.js';
+import { migrate } from './store/migrations.js';
+
+const USAGE = `usage: rsr-api <command>
+  serve [--demo]                 start the API on PORT (default 8000); --demo fills an empty database with demo data
+  migrate                        create or upgrade the schema of DATABASE_URL
+  import DIR [--replace]         import a dataset directory (all or nothing)
+  export DIR                     write the database as a dataset directory
+  demo [DIR] [--scale X] [--seed N] [--load] [--replace]
+                                 generate the demo dataset into DIR (default ./data/demo), or with --load into the database`;
+
+class UsageError extends Error {}
+
+const say = (message: string) => process.stderr.write(`${message}\n`);
+const formatCount = (count: number) => count.toLocaleString('en-US');
+
+async function open(config: Config): Promise<Connection> {
+  const connection = connect(config.databaseUrl, { poolSize: config.databasePoolSize });
+  await migrate(connection);
+  return connection;
+}
+
+async function recordCount(connection: Connection): Promise<number> {
+  let total = 0;
+  for (const entity of TABLES) {
+    const row = await connection.db.selectFrom(entity.table).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+    total += Number(row.count);
+  }
+  return total;
+}
+
+async function demoSources(scale: number, seed: number): Promise<DatasetSource[]> {
+  const { generateDemo } = await import('./demo/generate.js');
+  return generateDemo({ scale, seed }).map(({ entity, records }) => ({ file: entity, label: `demo ${entity}`, records }));
+}
+
+const progress = (file: string, records: number) => say(`  ${file}: ${formatCount(records)} records…`);
+
+function summary(counts: Map<string, number>): string {
+  return [...counts].filter(([, count]) => count > 0).map(([file, count]) => `${file} ${formatCount(count)}`).join(', ');
+}
+
+async function loadDemo(connection: Connection, scale: number, seed: number, replace: boolean): Promise<void> {
+  const started = Date.now();
+  say(`Generating the demo dataset (scale ${scale}, seed ${seed}) into ${connection.location}…`);
+  const counts = await importRecords(connection, await demoSources(scale, seed), { replace, progress });
+  say(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary(counts)}`);
+}
+
+async function serve(config: Config, withDemo: boolean): Promise<void> {
+  const connection = await open(config);
+  const projects = await connection.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+  if (withDemo && Number(projects.count) === 0) await loadDemo(connection, 1, 1, false);
+  const app = buildApp({ connection, timeZone: config.timeZone, trustProxy: config.trustProxy });
+  await app.listen({ port: config.port, host: config.host });
+  const shown = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
+  say(`rsr-api listening on http://${shown}:${config.port}/rest/v1/ (${connection.dialect.name} ${connection.location}: ${formatCount(await recordCount(connection))} records)`);
+  const stop = async () => {
+    await app.close();
+    await connection.db.destroy();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function number(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new UsageError(`--${name} must be a positive number, not '${value}'`);
+  return parsed;
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      demo: { type: 'boolean' }, replace: { type: 'boolean' }, load: { type: 'boolean' },
+      scale: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, dir] = positionals;
+  if (values.help || !command) {
+    say(USAGE);
+    return;
+  }
+  const config = loadConfig();
+  if (command === 'serve') return serve(config, values.demo ?? false);
+  const connection = await open(config);
+  try {
+    switch (command) {
+      case 'migrate':
+        say(`Schema of ${connection.location} is up to date.`);
+        return;
+      case 'import': {
+        if (!dir) throw new UsageError('import needs a dataset directory');
+        const counts = await importRecords(connection, readDataset(dir), { replace: values.replace, progress });
+        say(`Imported ${dir}: ${summary(counts)}`);
+        return;
+      }
+      case 'export': {
+        if (!dir) throw new UsageError('export needs a directory');
+        say(`Exported to ${dir}: ${summary(await exportDataset(connection, dir, config.timeZone))}`);
+        return;
+      }
+      case 'demo':
+        return await demo(connection, config, dir, values);
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } finally {
+    await connection.db.destroy();
+  }
+}
+
+async function demo(connection: Connection, config: Config, dir: string | undefined, values: { scale?: string; seed?: string; load?: boolean; replace?: boolean }): Promise<void> {
+  const scale = number(values.scale, 'scale', 1);
+  const seed = number(values.seed, 'seed', 1);
+  if (values.load) return loadDemo(connection, scale, seed, values.replace ?? false);
+  // Files are written through a scratch database, so they hold exactly what an export gives.
+  const scratchDir = mkdtempSync(join(tmpdir(), 'rsr-demo-'));
+  const scratch = connect(`sqlite:${join(scratchDir, 'demo.sqlite')}`);
+  try {
+    await migrate(scratch);
+    await loadDemo(scratch, scale, seed, false);
+    const target = dir ?? './data/demo';
+    say(`Wrote ${target}: ${summary(await exportDataset(scratch, target, config.timeZone))}`);
+  } finally {
+    await scratch.db.destroy();
+    rmSync(scratchDir, { recursive: true, force: true });
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ImportError || error instanceof UsageError || (error instanceof Error && error.name === 'TypeError' && 'code' in error)) {
+    say(`rsr-api: ${error.message}`);
+    if (error instanceof UsageError) say(USAGE);
+  } else {
+    say(`rsr-api: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+  process.exit(1);
+});

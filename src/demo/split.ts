@@ -1,0 +1,81 @@
+/**
+ * Exact allocation of children to parents. The sizes of the demo are totals (10,437 budget items at
+ * scale 1), while realism wants uneven counts per parent. Each parent gets a random weight; the
+ * total is then spread in proportion to the weights by cumulative rounding, so the counts add up to
+ * the total exactly, parents with weight 0 get nothing, and the whole thing streams: only the sum of
+ * the weights must be known before the first parent.
+ */
+import { Rng } from './random.js';
+
+export class Splitter {
+  private cumulative = 0;
+  private given = 0;
+
+  /**
+   * @param capped when true a parent never gets more children than its weight (the weight is then a
+   *   capacity, e.g. the dimension values a period can have targets for); if the capacities cannot
+   *   hold the total, every parent is simply filled.
+   */
+  constructor(
+    private readonly total: number,
+    private readonly weightSum: number,
+    private readonly capped: boolean,
+  ) {}
+
+  next(weight: number): number {
+    if (this.weightSum <= 0) return 0;
+    if (this.capped && this.total >= this.weightSum) return weight;
+    this.cumulative += weight;
+    // total * cumulative stays below 2^53 for any realistic scale, so this is exact integer math.
+    const upTo = Math.floor((this.total * this.cumulative) / this.weightSum);
+    const count = upTo - this.given;
+    this.given = upTo;
+    return count;
+  }
+}
+
+/** A child as the split hands it out: its id, its parent, and its place among its siblings. */
+export interface Child<P> {
+  id: number;
+  parent: P;
+  index: number;
+  siblings: number;
+}
+
+export interface SplitSpec<P> {
+  /** The parents, in id order; called once per pass, so it must give the same parents each time. */
+  parents: () => Iterable<P>;
+  total: number;
+  /** Seed of the weight stream: both passes draw the same weights. */
+  seed: number;
+  weight: (parent: P, rng: Rng) => number;
+  capped?: boolean;
+  /** Where to remember the weight sum, so a walk repeated by other entities skips the first pass. */
+  memo?: Map<string, number>;
+  memoKey?: string;
+}
+
+function weightSum<P>(spec: SplitSpec<P>): number {
+  const key = spec.memoKey;
+  const known = key === undefined ? undefined : spec.memo?.get(key);
+  if (known !== undefined) return known;
+  const rng = new Rng(spec.seed);
+  let sum = 0;
+  for (const parent of spec.parents()) sum += spec.weight(parent, rng);
+  if (key !== undefined) spec.memo?.set(key, sum);
+  return sum;
+}
+
+/** Children with ids 1, 2, … in parent order; `spec.total` of them (fewer only when capped). */
+export function* split<P>(spec: SplitSpec<P>): Generator<Child<P>> {
+  const splitter = new Splitter(spec.total, weightSum(spec), spec.capped ?? false);
+  const rng = new Rng(spec.seed);
+  let id = 0;
+  for (const parent of spec.parents()) {
+    const count = splitter.next(spec.weight(parent, rng));
+    for (let index = 0; index < count; index++) {
+      id++;
+      yield { id, parent, index, siblings: count };
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/** The Fastify application: resource routes, the API root, and the answers every route shares. */
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { RESOURCES } from '../resources/index.js';
+import type { Connection } from '../store/connect.js';
+import { ApiError } from './errors.js';
+import { registerResource, takesTrailingSlash } from './routes.js';
+
+export interface AppOptions {
+  connection: Connection;
+  timeZone: string;
+  trustProxy?: boolean;
+  logger?: boolean;
+}
+
+/** Request bodies over 1 MiB are refused with 413 (http.md). */
+const BODY_LIMIT = 1024 * 1024;
+
+export function buildApp(options: AppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    trustProxy: options.trustProxy ?? false,
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 500 },
+  });
+
+  // http.md: every response carries Vary: Accept; JSON is application/json without a charset.
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('vary', 'Accept');
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('application/json')) reply.header('content-type', 'application/json');
+    return payload;
+  });
+
+  for (const resource of RESOURCES) registerResource(app, resource, options);
+
+  app.get('/rest/v1/', async (request) => {
+    const names = RESOURCES.map((resource) => resource.name).sort();
+    return Object.fromEntries(names.map((name) => [name, `${request.protocol}://${request.host}/rest/v1/${name}/`]));
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const [path, query] = splitUrl(request.url);
+    if (!path.endsWith('/') && takesTrailingSlash(path, RESOURCES)) {
+      return reply.code(301).header('location', `${path}/${query}`).send();
+    }
+    return reply.code(404).send({ detail: 'Not found.' });
+  });
+
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      if (!error.withRouteHeaders) reply.removeHeader('allow');
+      return reply.code(error.status).send(error.body);
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ detail: error.message });
+    }
+    request.log.error(error);
+    return reply.code(500).send({ detail: 'A server error occurred.' });
+  });
+
+  return app;
+}
+
+function splitUrl(url: string): [string, string] {
+  const index = url.indexOf('?');
+  return index === -1 ? [url, ''] : [url.slice(0, index), url.slice(index)];
+}

@@ -1,0 +1,18 @@
+/** Every error the API answers with, in one catalogue (http.md, "Errors"). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    /** Route headers (Allow) are left off where the original's router sends none. */
+    readonly withRouteHeaders = true,
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : `HTTP ${status}`);
+  }
+}
+
+export const notFound = (withRouteHeaders = true) => new ApiError(404, { detail: 'Not found.' }, withRouteHeaders);
+export const invalidPage = () => new ApiError(404, { detail: 'Invalid page.' });
+export const methodNotAllowed = (method: string) => new ApiError(405, { detail: `Method "${method}" not allowed.` });
+export const notAuthenticated = () => new ApiError(403, { detail: 'Authentication credentials were not provided.' });
+export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
+export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' });

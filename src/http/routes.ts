@@ -1,0 +1,151 @@
+/**
+ * The routes of each resource, generated from its declaration: the list, one record, their
+ * format-suffix forms, OPTIONS, and 405 for the methods a route does not offer.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ANONYMOUS, type Resource } from '../resources/define.js';
+import { renderRecords } from '../resources/render.js';
+import { locatePage, pageLinks, parseListQuery } from '../query/list-query.js';
+import { parseQueryString, type QueryPairs } from '../query/params.js';
+import { countRecords, lookupFor, oneRecord, pageRecords } from '../store/read.js';
+import type { Connection } from '../store/connect.js';
+import { invalidPage, methodNotAllowed, notAuthenticated, notFound } from './errors.js';
+import { chooseFormat } from './negotiate.js';
+import { pageSchema, recordSchema } from './schemas.js';
+
+export const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
+export const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';
+const MAX_ID = 2 ** 31 - 1;
+/** A detail segment: `<pk>` or `<pk>.<format>`, as DRF's router and format suffixes match it. */
+const DETAIL_SEGMENT = /^([^/.]+)(?:\.([a-z0-9]+))?$/;
+
+export interface RouteContext {
+  connection: Connection;
+  timeZone: string;
+}
+
+function queryPairs(request: FastifyRequest): QueryPairs {
+  const index = request.url.indexOf('?');
+  return parseQueryString(index === -1 ? '' : request.url.slice(index + 1));
+}
+
+/** The request's own absolute URL without its query (scheme and host as the client sent them). */
+function baseUrl(request: FastifyRequest): string {
+  const index = request.url.indexOf('?');
+  return `${request.protocol}://${request.host}${index === -1 ? request.url : request.url.slice(0, index)}`;
+}
+
+function requireJson(suffix: string | undefined, pairs: QueryPairs): void {
+  if (chooseFormat(suffix, pairs) === null) throw notFound(false);
+}
+
+/** OPTIONS body (DRF's SimpleMetadata). */
+function metadata(resource: Resource, suffix: 'List' | 'Instance') {
+  return {
+    name: `${resource.title} ${suffix}`,
+    description: resource.description,
+    renders: ['application/json'],
+    parses: ['application/json', 'application/x-www-form-urlencoded'],
+  };
+}
+
+export function registerResource(app: FastifyInstance, resource: Resource, context: RouteContext): void {
+  const { connection, timeZone } = context;
+  const lookup = lookupFor(connection);
+  const caller = ANONYMOUS;
+  const listPaths = [`/rest/v1/${resource.name}/`, `/rest/v1/${resource.name}.:format`, `/rest/v1/${resource.name}.:format/`];
+  const detailPaths = [`/rest/v1/${resource.name}/:segment/`, `/rest/v1/${resource.name}/:segment`];
+
+  async function list(request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) {
+    const pairs = queryPairs(request);
+    requireJson(request.params.format, pairs);
+    reply.header('allow', LIST_ALLOW);
+    const query = parseListQuery(resource, pairs);
+    if (query.page.kind === 'invalid') throw invalidPage();
+    const count = await countRecords(connection, resource, caller);
+    const page = locatePage(query.page, query.limit, count);
+    if (!page) throw invalidPage();
+    const rows = await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: page.offset });
+    const results = await renderRecords(resource, rows, lookup, { caller, timeZone });
+    return { count, ...pageLinks(baseUrl(request), pairs, page), results };
+  }
+
+  /** The record id and format of a detail path; 404 without route headers when it is no id. */
+  function detailTarget(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply): number {
+    const match = DETAIL_SEGMENT.exec(request.params.segment);
+    if (!match) throw notFound(false);
+    requireJson(match[2], queryPairs(request));
+    if (!/^[0-9]+$/.test(match[1]) || Number(match[1]) > MAX_ID) throw notFound(false);
+    reply.header('allow', DETAIL_ALLOW);
+    return Number(match[1]);
+  }
+
+  async function detail(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
+    const id = detailTarget(request, reply);
+    const row = await oneRecord(connection, resource, caller, id);
+    if (!row) throw notFound();
+    const [record] = await renderRecords(resource, [row], lookup, { caller, timeZone });
+    return record;
+  }
+
+  const refuse = (allow: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('allow', allow);
+    throw methodNotAllowed(request.method);
+  };
+
+  for (const url of listPaths) {
+    app.get(url, { schema: { response: { 200: pageSchema(resource) } } }, list);
+    app.options(url, async (request: FastifyRequest<{ Params: { format?: string } }>, reply) => {
+      requireJson(request.params.format, queryPairs(request));
+      reply.header('allow', LIST_ALLOW);
+      return metadata(resource, 'List');
+    });
+    // Writes arrive with authentication; until a caller can sign in, nobody may write.
+    app.post(url, {
+      onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+        reply.header('allow', LIST_ALLOW);
+        throw notAuthenticated();
+      },
+    }, async () => undefined);
+    app.route({ method: ['PUT', 'PATCH', 'DELETE'], url, handler: refuse(LIST_ALLOW) });
+  }
+  for (const url of detailPaths) {
+    // `/<id>` without slash or suffix is not a route of its own: Django's APPEND_SLASH redirects it.
+    const slashed = url.endsWith('/');
+    const redirect = async (request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) => {
+      if (slashed || request.params.segment.includes('.')) return;
+      const [path, query] = [request.url.split('?')[0], request.url.slice(request.url.split('?')[0].length)];
+      return reply.code(301).header('location', `${path}/${query}`).send();
+    };
+    app.get(url, { onRequest: redirect, schema: { response: { 200: recordSchema(resource) } } }, detail);
+    app.options(url, { onRequest: redirect }, async (request: FastifyRequest<{ Params: { segment: string } }>, reply) => {
+      detailTarget(request, reply);
+      return metadata(resource, 'Instance');
+    });
+    app.route({
+      method: ['PUT', 'PATCH', 'DELETE'],
+      url,
+      onRequest: [redirect, async (request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) => {
+        if (reply.sent) return;
+        detailTarget(request, reply);
+        throw notAuthenticated();
+      }],
+      handler: async () => undefined,
+    });
+    app.post(url, { onRequest: redirect }, async (request: FastifyRequest<{ Params: { segment: string } }>, reply) => {
+      detailTarget(request, reply);
+      throw methodNotAllowed('POST');
+    });
+  }
+}
+
+/** Paths that are routes once a trailing slash is added (Django's APPEND_SLASH redirects them). */
+export function takesTrailingSlash(path: string, resources: readonly Resource[]): boolean {
+  const names = new Set(resources.map((resource) => resource.name));
+  const parts = path.split('/');
+  if (parts[0] !== '' || parts[1] !== 'rest' || parts[2] !== 'v1') return false;
+  if (parts.length === 3) return true;
+  const name = parts[3].replace(/\.[a-z0-9]+$/, '');
+  if (parts.length === 4) return names.has(name);
+  return parts.length === 5 && names.has(parts[3]) && parts[4] !== '';
+}

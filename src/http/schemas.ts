@@ -1,0 +1,16 @@
+/** JSON Schemas of the responses, generated from the declarations; Fastify compiles them into serializers. */
+import { Type, type TObject } from '@sinclair/typebox';
+import { Nullable, type Resource } from '../resources/define.js';
+
+export function recordSchema(resource: Resource): TObject {
+  return Type.Object(Object.fromEntries(Object.entries(resource.fields).map(([name, field]) => [name, field.schema])));
+}
+
+export function pageSchema(resource: Resource): TObject {
+  return Type.Object({
+    count: Type.Integer(),
+    next: Nullable(Type.String()),
+    previous: Nullable(Type.String()),
+    results: Type.Array(recordSchema(resource)),
+  });
+}

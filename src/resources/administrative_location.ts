@@ -1,0 +1,35 @@
+import { Type } from '@sinclair/typebox';
+import { codeLabel, codeName } from '../codelists/index.js';
+import { pythonFloat } from '../text/python.js';
+import { asc, attachOne, code, derived, fk, id, int, text, type Resource, type Row } from './define.js';
+
+/** codelists/README.md: "Latitude: …, Longitude: …, Country: …" + " (name)"; 0 or null is missing. */
+function locationText(location: Row | null): string {
+  const latitude = location?.latitude ? pythonFloat(location.latitude) : 'No latitude specified';
+  const longitude = location?.longitude ? pythonFloat(location.longitude) : 'No longitude specified';
+  const country = location?.country ? codeName('country', location.country) : 'No country specified';
+  const name = location?.name ? ` (${location.name})` : '';
+  return `Latitude: ${latitude}, Longitude: ${longitude}, Country: ${country}${name}`;
+}
+
+const administrativeLocation: Resource = {
+  name: 'administrative_location',
+  table: 'administrative_location',
+  title: 'Administrative Location',
+  description: '',
+  defaultOrder: [asc('id')],
+  visibility: { kind: 'project', path: ['location', 'project'] },
+  fields: {
+    id: id(),
+    location: fk('project_location', { required: true }),
+    location_unicode: derived(Type.String(), (row) => locationText(row.$location)),
+    vocabulary: code('geographic_vocabulary'),
+    vocabulary_label: derived(Type.String(), (row) => codeLabel('geographic_vocabulary', row.vocabulary)),
+    code: text({ maxLength: 25 }),
+    level: int({ null: true, min: 0 }),
+  },
+  async expand(rows, lookup) {
+    await attachOne(rows, lookup, 'location', 'project_location', '$location');
+  },
+};
+export default administrativeLocation;

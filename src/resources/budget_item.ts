@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { budgetItemLabels, codeLabel } from '../codelists/index.js';
+import { pythonThousands } from '../text/python.js';
+import { asc, attachOne, periodOrder, code, date, decimal, derived, fk, id, int, text, type Resource, type Row } from './define.js';
+
+/** resources.md: the label's text; without one, RSR's "No budget item specified" rendering. */
+function labelText(row: Row): string {
+  if (row.label !== null) return budgetItemLabels.get(row.label) ?? String(row.label);
+  const currency = row.currency || row.$project?.currency || '';
+  const amount = row.amount ? ` - ${pythonThousands(row.amount)} ${currency}` : ' - No amount specified';
+  return `No budget item specified${amount}${row.type === '2' ? ' (Revised)' : ''}`;
+}
+
+const budgetItem: Resource = {
+  name: 'budget_item',
+  table: 'budget_item',
+  title: 'Budget Item',
+  description: '',
+  defaultOrder: [asc('id')],
+  visibility: { kind: 'project', path: ['project'] },
+  fields: {
+    id: id(),
+    project: fk('project', { required: true }),
+    label: int({ null: true, choices: [...budgetItemLabels.keys()] }),
+    label_label: derived(Type.String(), labelText),
+    other_extra: text({ null: true, maxLength: 30 }),
+    amount: decimal(14, 2, { null: true }),
+    type: text({ choices: ['1', '2'] }),
+    type_label: derived(Type.String(), (row) => codeLabel('budget_type', row.type)),
+    currency: code('currency'),
+    currency_label: derived(Type.String(), (row) => codeLabel('currency', row.currency || row.$project?.currency)),
+    status: text({ choices: ['1', '2'] }),
+    status_label: derived(Type.String(), (row) => codeLabel('budget_status', row.status)),
+    period_start: date({ null: true }),
+    period_end: date({ null: true }),
+    value_date: date({ null: true }),
+  },
+  checks: [periodOrder('period_start', 'period_end')],
+  async expand(rows, lookup) {
+    await attachOne(rows, lookup, 'project', 'project', '$project');
+  },
+};
+export default budgetItem;

@@ -1,0 +1,238 @@
+/**
+ * The vocabulary in which every table and every API resource is declared, once. Routes, SQL,
+ * validation, serialization and tests all read these declarations (see resources/index.ts).
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { CodelistName } from '../codelists/index.js';
+
+export type ScalarType = 'int' | 'decimal' | 'text' | 'date' | 'timestamp' | 'bool' | 'json';
+
+/** A record as read from the store: stored columns by field name, plus what `expand` attaches. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are shaped by declarations at run time
+export type Row = Record<string, any>;
+
+/** Who is asking. Anonymous callers have no user; administrators see everything. */
+export interface Caller {
+  userId: number | null;
+  isAdmin: boolean;
+}
+export const ANONYMOUS: Caller = { userId: null, isAdmin: false };
+/** The service itself (export): sees and renders every record as an administrator would. */
+export const SERVICE: Caller = { userId: null, isAdmin: true };
+
+export interface RenderContext {
+  caller: Caller;
+}
+
+export interface StoredField {
+  kind: 'stored';
+  type: ScalarType;
+  nullable: boolean;
+  /** Table of the entity a foreign key points to. */
+  references?: string;
+  /** Longest allowed text, in characters (code points, as Django counts). */
+  maxLength?: number;
+  /** Decimal digits in all and after the point, as Django's DecimalField(max_digits, decimal_places). */
+  digits?: [total: number, decimals: number];
+  min?: number;
+  max?: number;
+  /** The only values allowed (besides null / "" where those are allowed). */
+  choices?: readonly (string | number)[];
+  codelist?: CodelistName;
+  /** Legacy codes accepted besides the code list's own (IATI 1.x transaction types). */
+  extraCodes?: readonly string[];
+  /** Text may be the empty string. */
+  blank: boolean;
+  required: boolean;
+  default?: unknown;
+  /** Unique within the table; 'ci' ignores case. */
+  unique?: true | 'ci';
+  /** Text must be an http(s) URL (or blank). */
+  url?: boolean;
+  /** Text must look like an e-mail address (or blank). */
+  email?: boolean;
+  orderable: boolean;
+  schema: TSchema;
+  /** How the value is shown when that is not simply the stored value. */
+  render?(row: Row, ctx: RenderContext): unknown;
+  /** Turns a written value into the stored one; returns an error message when it cannot. */
+  parse?(value: unknown): { value: unknown } | { error: string };
+}
+
+export interface DerivedField {
+  kind: 'derived';
+  schema: TSchema;
+  compute(row: Row, ctx: RenderContext): unknown;
+}
+
+export type Field = StoredField | DerivedField;
+
+/** A rule over several fields of one record: the offending field and its message, or null. */
+export type RecordCheck = (record: Row) => { field: string; message: string } | null;
+
+export interface Entity {
+  table: string;
+  fields: Record<string, Field>;
+  checks?: readonly RecordCheck[];
+  /** Records of another table written inside this one's records (organisation.locations). */
+  nested?: readonly NestedCollection[];
+}
+
+export interface NestedCollection {
+  /** The field of the record that holds the array. */
+  field: string;
+  entity: Entity;
+  /** The child's foreign key to the parent record. */
+  parent: string;
+}
+
+/** Where a record's visibility comes from (http.md, Roles and visibility). */
+export type Visibility =
+  | { kind: 'public' }
+  /** Foreign keys leading from the record to the project that decides (e.g. location -> project). */
+  | { kind: 'project'; path: readonly string[] }
+  /** Reports linked to organisations are shown to their employees (and administrators) only. */
+  | { kind: 'organisations' }
+  /** The caller's own projects (my_projects). */
+  | { kind: 'own-projects' };
+
+export interface OrderTerm {
+  field: string;
+  descending: boolean;
+}
+
+/** Batched reads of related rows for one page: one query per relation, never one per record. */
+export interface Lookup {
+  byColumn(table: string, column: string, values: readonly unknown[]): Promise<Row[]>;
+}
+
+export interface Resource extends Entity {
+  /** Path segment and dataset file name. */
+  name: string;
+  /** `"Budget Item"`: OPTIONS names the list "Budget Item List", a record "Budget Item Instance". */
+  title: string;
+  /** The original's view description, shown by OPTIONS. */
+  description: string;
+  defaultOrder: readonly OrderTerm[];
+  /** Ids listed first, in this order, when no ordering is asked for (reports: the seed's order). */
+  pinnedOrder?: readonly number[];
+  visibility: Visibility;
+  /** Attaches related rows (under `$`-prefixed keys) that derived fields read. */
+  expand?(rows: Row[], lookup: Lookup): Promise<void>;
+  readOnly?: boolean;
+}
+
+// ---- field builders ------------------------------------------------------------------------
+
+interface Options {
+  null?: boolean;
+  blank?: boolean;
+  required?: boolean;
+  default?: unknown;
+  max?: number;
+  min?: number;
+  maxLength?: number;
+  choices?: readonly (string | number)[];
+  unique?: true | 'ci';
+  orderable?: boolean;
+}
+
+function nullable(schema: TSchema, isNullable: boolean): TSchema {
+  // `type: [t, "null"]` rather than anyOf: fast-json-stringify compiles it to a plain check.
+  // A schema without a type (any JSON value) already admits null.
+  if (!isNullable || schema.type === undefined) return schema;
+  return Type.Unsafe({ ...schema, type: [schema.type, 'null'] });
+}
+
+function stored(type: ScalarType, base: TSchema, options: Options, extra: Partial<StoredField> = {}): StoredField {
+  const isNullable = options.null ?? false;
+  return {
+    kind: 'stored',
+    type,
+    nullable: isNullable,
+    blank: options.blank ?? type === 'text',
+    required: options.required ?? false,
+    default: options.default,
+    maxLength: options.maxLength,
+    min: options.min,
+    max: options.max,
+    choices: options.choices,
+    unique: options.unique,
+    orderable: options.orderable ?? type !== 'json',
+    schema: nullable(base, isNullable),
+    ...extra,
+  };
+}
+
+export const id = (): StoredField => stored('int', Type.Integer(), { required: true });
+export const int = (options: Options = {}): StoredField => stored('int', Type.Integer(), options);
+export const decimal = (total: number, decimals: number, options: Options = {}): StoredField =>
+  stored('decimal', Type.Number(), options, { digits: [total, decimals] });
+export const text = (options: Options = {}): StoredField => stored('text', Type.String(), options);
+export const url = (options: Options = {}): StoredField =>
+  stored('text', Type.String(), { maxLength: 200, ...options }, { url: true });
+export const email = (options: Options = {}): StoredField =>
+  stored('text', Type.String(), options, { email: true });
+export const date = (options: Options = {}): StoredField => stored('date', Type.String(), options);
+export const timestamp = (options: Options = {}): StoredField => stored('timestamp', Type.String(), options);
+export const bool = (options: Options = {}): StoredField => stored('bool', Type.Boolean(), options);
+export const json = (schema: TSchema = Type.Unknown(), options: Options = {}): StoredField =>
+  stored('json', schema, options);
+
+/** A foreign key: the target's id. Ordering uses the id value (decision D5). */
+export const fk = (table: string, options: Options = {}): StoredField =>
+  stored('int', Type.Integer(), options, { references: table });
+
+/** Text holding a code of an IATI code list (or blank). */
+export const code = (list: CodelistName, options: Options & { extra?: readonly string[] } = {}): StoredField =>
+  stored('text', Type.String(), options, { codelist: list, extraCodes: options.extra });
+
+export const derived = (schema: TSchema, compute: DerivedField['compute']): DerivedField => ({
+  kind: 'derived',
+  schema,
+  compute,
+});
+
+/** A value the original always renders the same way (null, []). */
+export const constant = (schema: TSchema, value: unknown): DerivedField =>
+  derived(schema, () => (Array.isArray(value) ? [] : value));
+
+export const Nullable = (schema: TSchema): TSchema => nullable(schema, true);
+
+// ---- helpers for declarations ----------------------------------------------------------------
+
+export const asc = (field: string): OrderTerm => ({ field, descending: false });
+export const desc = (field: string): OrderTerm => ({ field, descending: true });
+
+/** Attaches to each row the row of `table` its foreign key `fk` points to, as row[as]. */
+export async function attachOne(rows: Row[], lookup: Lookup, fkField: string, table: string, as: string): Promise<void> {
+  const ids = [...new Set(rows.map((row) => row[fkField]).filter((value) => value !== null))];
+  const targets = new Map((await lookup.byColumn(table, 'id', ids)).map((target) => [target.id, target]));
+  for (const row of rows) row[as] = targets.get(row[fkField]) ?? null;
+}
+
+/** Attaches to each row the rows of `table` whose `column` holds the row's id, as row[as]. */
+export async function attachMany(rows: Row[], lookup: Lookup, table: string, column: string, as: string): Promise<void> {
+  const children = await lookup.byColumn(table, column, rows.map((row) => row.id));
+  const byParent = new Map<unknown, Row[]>();
+  for (const child of children.sort((a, b) => a.id - b.id)) {
+    const list = byParent.get(child[column]);
+    if (list) list.push(child);
+    else byParent.set(child[column], [child]);
+  }
+  for (const row of rows) row[as] = byParent.get(row.id) ?? [];
+}
+
+/** `start` must not be later than `end` when both are set. */
+export const periodOrder = (start: string, end: string): RecordCheck => (record) =>
+  record[start] && record[end] && record[start] > record[end]
+    ? { field: end, message: `must not be before ${start}` }
+    : null;
+
+export function isStored(field: Field): field is StoredField {
+  return field.kind === 'stored';
+}
+
+export function storedFields(entity: Entity): [string, StoredField][] {
+  return Object.entries(entity.fields).filter((entry): entry is [string, StoredField] => isStored(entry[1]));
+}

@@ -1,0 +1,25 @@
+import { Type } from '@sinclair/typebox';
+import { codeLabel } from '../codelists/index.js';
+import { asc, code, derived, fk, id, text, type Resource } from './define.js';
+
+// Key order: what DRF's ModelSerializer(fields='__all__') gives RSR's serializer (resources.md).
+const humanitarianScope: Resource = {
+  name: 'humanitarian_scope',
+  table: 'humanitarian_scope',
+  title: 'Humanitarian Scope',
+  description: '',
+  defaultOrder: [asc('id')],
+  visibility: { kind: 'project', path: ['project'] },
+  fields: {
+    id: id(),
+    type_label: derived(Type.String(), (row) => codeLabel('humanitarian_scope_type', row.type)),
+    vocabulary_label: derived(Type.String(), (row) => codeLabel('humanitarian_scope_vocabulary', row.vocabulary)),
+    code: text({ maxLength: 25 }),
+    type: code('humanitarian_scope_type'),
+    vocabulary: code('humanitarian_scope_vocabulary'),
+    vocabulary_uri: text({ maxLength: 1000 }),
+    text: text({ maxLength: 1000 }),
+    project: fk('project', { required: true }),
+  },
+};
+export default humanitarianScope;

@@ -1,0 +1,94 @@
+import { Type } from '@sinclair/typebox';
+import { codes } from '../codelists/index.js';
+import { pythonFloat } from '../text/python.js';
+import {
+  asc, attachMany, bool, code, constant, derived, email, id, int, Nullable, text, timestamp, url,
+  type Resource, type Row, storedFields,
+} from './define.js';
+import organisationLocation from './organisation_location.js';
+
+const LOCATION = Type.Object(Object.fromEntries(storedFields(organisationLocation).map(([name, field]) => [name, field.schema])));
+
+/** The primary location, or the one with the lowest id when none is set (resources.md). */
+function primaryLocation(row: Row): Row | null {
+  const locations: Row[] = row.$locations ?? [];
+  return locations.find((location) => location.id === row.primary_location) ?? locations[0] ?? null;
+}
+
+const coordinate = (axis: 'latitude' | 'longitude') => (row: Row): string | null => {
+  const value = primaryLocation(row)?.[axis];
+  return value === null || value === undefined ? null : pythonFloat(value);
+};
+
+const EMPTY_LIST = Type.Array(Type.Unknown());
+
+const organisation: Resource = {
+  name: 'organisation',
+  table: 'organisation',
+  title: 'Organisation',
+  description: 'API endpoint that allows organisations to be viewed or edited.',
+  defaultOrder: [asc('name')],
+  visibility: { kind: 'public' },
+  checks: [
+    (record) =>
+      record.primary_location !== null && !(record.locations ?? []).some((location: Row) => location?.id === record.primary_location)
+        ? { field: 'primary_location', message: `${record.primary_location} is not one of the organisation's locations` }
+        : null,
+  ],
+  nested: [{ field: 'locations', entity: organisationLocation, parent: 'location_target' }],
+  fields: {
+    id: id(),
+    name: text({ required: true, blank: false, maxLength: 40, unique: 'ci' }),
+    long_name: text({ required: true, blank: false, maxLength: 100, unique: 'ci' }),
+    language: text({ choices: ['en', 'es', 'fr'], default: 'en', blank: false }),
+    organisation_type: text({ null: true, choices: ['N', 'G', 'C', 'K'], blank: false }),
+    new_organisation_type: int({ default: 22, choices: codes('organisation_type').map(Number) }),
+    currency: code('currency', { default: 'EUR', blank: false }),
+    iati_org_id: text({ null: true, maxLength: 75, unique: true }),
+    iati_prefixes: constant(Type.Null(), null),
+    url: url(),
+    facebook: url(),
+    twitter: url(),
+    linkedin: url(),
+    phone: text({ maxLength: 20 }),
+    mobile: text({ maxLength: 20 }),
+    fax: text({ maxLength: 20 }),
+    contact_person: text({ maxLength: 30 }),
+    contact_email: email({ maxLength: 50 }),
+    description: text(),
+    notes: text(),
+    logo: url({ null: true, maxLength: 255 }),
+    latitude: derived(Nullable(Type.String()), coordinate('latitude')),
+    longitude: derived(Nullable(Type.String()), coordinate('longitude')),
+    city: derived(Nullable(Type.String()), (row) => primaryLocation(row)?.city ?? null),
+    created_at: timestamp({ null: true }),
+    last_modified_at: timestamp({ null: true }),
+    current_user_permissions: derived(
+      Type.Object({ can_create_iati_export: Type.Boolean(), can_edit_iati_export: Type.Boolean() }),
+      (row, { caller }) => ({ can_create_iati_export: caller.isAdmin, can_edit_iati_export: caller.isAdmin }),
+    ),
+    can_create_projects: bool({ default: false }),
+    enforce_program_projects: bool({ default: false }),
+    use_project_roles: bool({ default: false }),
+    public_iati_file: bool({ default: true }),
+    enforce_2fa: bool({ default: false }),
+    can_become_reporting: bool({ default: false }),
+    primary_location: { ...int({ null: true }), render: (row) => primaryLocation(row)?.id ?? null },
+    content_owner: constant(Type.Null(), null),
+    original: constant(Type.Null(), null),
+    password_policy: constant(Type.Null(), null),
+    codelist: constant(Type.Null(), null),
+    internal_org_ids: constant(EMPTY_LIST, []),
+    total_budgets: constant(EMPTY_LIST, []),
+    recipient_org_budgets: constant(EMPTY_LIST, []),
+    region_budgets: constant(EMPTY_LIST, []),
+    country_budgets: constant(EMPTY_LIST, []),
+    total_expenditures: constant(EMPTY_LIST, []),
+    documents: constant(EMPTY_LIST, []),
+    locations: derived(Type.Array(LOCATION), (row) => row.$locations),
+  },
+  async expand(rows, lookup) {
+    await attachMany(rows, lookup, 'organisation_location', 'location_target', '$locations');
+  },
+};
+export default organisation;

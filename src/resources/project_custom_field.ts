@@ -1,0 +1,31 @@
+import { bool, fk, id, int, json, text, asc, type Resource } from './define.js';
+
+const projectCustomField: Resource = {
+  name: 'project_custom_field',
+  table: 'project_custom_field',
+  title: 'Project Custom Field',
+  description: '',
+  defaultOrder: [asc('id')], // decision D11
+  visibility: { kind: 'project', path: ['project'] },
+  fields: {
+    id: id(),
+    project: fk('project', { required: true }),
+    name: text({ required: true, blank: false, maxLength: 255 }),
+    section: int({ required: true, min: 1, max: 10 }),
+    order: int({ required: true, min: 0 }),
+    type: text({ choices: ['text', 'boolean', 'dropdown'], default: 'text', blank: false }),
+    max_characters: int({ null: true, min: 0 }),
+    help_text: text({ maxLength: 1000 }),
+    value: text(),
+    mandatory: bool({ default: false }),
+    dropdown_options: json(undefined, { null: true }),
+    dropdown_selection: json(undefined, { null: true }),
+  },
+  checks: [
+    (record) =>
+      record.max_characters > 0 && typeof record.value === 'string' && [...record.value].length > record.max_characters
+        ? { field: 'value', message: `has more than max_characters (${record.max_characters}) characters` }
+        : null,
+  ],
+};
+export default projectCustomField;

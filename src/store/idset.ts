@@ -1,0 +1,34 @@
+/**
+ * A set of positive integer ids in memory proportional to the ranges used (a bitmap per block
+ * of 65,536 ids), so an import of millions of records keeps its bookkeeping small.
+ */
+const BLOCK_BITS = 16;
+const BLOCK_SIZE = 1 << BLOCK_BITS;
+
+export class IdSet {
+  private readonly blocks = new Map<number, Uint32Array>();
+  size = 0;
+
+  has(id: number): boolean {
+    const block = this.blocks.get(Math.floor(id / BLOCK_SIZE));
+    if (!block) return false;
+    const offset = id % BLOCK_SIZE;
+    return (block[offset >>> 5] & (1 << (offset & 31))) !== 0;
+  }
+
+  /** Adds the id; false when it was already there. */
+  add(id: number): boolean {
+    const key = Math.floor(id / BLOCK_SIZE);
+    let block = this.blocks.get(key);
+    if (!block) {
+      block = new Uint32Array(BLOCK_SIZE / 32);
+      this.blocks.set(key, block);
+    }
+    const offset = id % BLOCK_SIZE;
+    const mask = 1 << (offset & 31);
+    if ((block[offset >>> 5] & mask) !== 0) return false;
+    block[offset >>> 5] |= mask;
+    this.size += 1;
+    return true;
+  }
+}

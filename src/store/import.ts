@@ -1,0 +1,182 @@
+/**
+ * Import: records of a dataset (dataset.md) into the database, all or nothing. Every record is
+ * validated against its declaration and its references; the first problem stops the import
+ * with a message naming the file, index, id and field, and nothing is written.
+ */
+import type { Transaction } from 'kysely';
+import { storedFields, type Entity, type NestedCollection, type Row } from '../resources/define.js';
+import { DATASET_FILES, TABLES } from '../resources/index.js';
+import reports from '../resources/reports.js';
+import { cleanRecord } from '../resources/validate.js';
+import type { Connection, Database } from './connect.js';
+import { IdSet } from './idset.js';
+import { fromColumns } from './read.js';
+import { batchSize, insertRows } from './write.js';
+
+export class ImportError extends Error {}
+
+export interface DatasetSource {
+  /** Dataset file name without `.json` (budget_item, project, …). */
+  file: string;
+  /** How messages name it: `budget_item.json` for files. */
+  label: string;
+  records: AsyncIterable<unknown> | Iterable<unknown>;
+}
+
+export interface ImportOptions {
+  /** Replace what the database holds; otherwise the dataset is added and a clashing id is an error. */
+  replace?: boolean;
+  /** Called every couple of seconds on long runs. */
+  progress?: (file: string, records: number) => void;
+}
+
+const PROGRESS_INTERVAL_MS = 2000;
+
+/** What the import remembers across files: ids per table and values of unique fields. */
+class Bookkeeping {
+  readonly ids = new Map<string, IdSet>(TABLES.map((entity) => [entity.table, new IdSet()]));
+  readonly unique = new Map<string, Map<string, number>>();
+  /** Stored columns of records already in the database (reports), to accept identical ones. */
+  readonly existing = new Map<number, string>();
+
+  idsOf(table: string): IdSet {
+    return this.ids.get(table) as IdSet;
+  }
+
+  uniqueValues(entity: Entity, field: string): Map<string, number> {
+    const key = `${entity.table}.${field}`;
+    let values = this.unique.get(key);
+    if (!values) this.unique.set(key, (values = new Map()));
+    return values;
+  }
+}
+
+async function remember(trx: Transaction<Database>, connection: Connection, books: Bookkeeping): Promise<void> {
+  for (const entity of TABLES) {
+    const uniques = storedFields(entity).filter(([, field]) => field.unique);
+    const columns = ['id', ...uniques.map(([name]) => name)];
+    const rows = await trx.selectFrom(entity.table).select(columns).execute();
+    for (const row of rows) {
+      books.idsOf(entity.table).add(row.id as number);
+      for (const [name, field] of uniques) {
+        const value = row[name];
+        if (typeof value === 'string' && value !== '') books.uniqueValues(entity, name).set(field.unique === 'ci' ? value.toLowerCase() : value, row.id as number);
+      }
+    }
+  }
+  const stored = await trx.selectFrom(reports.table).selectAll().execute();
+  for (const row of stored) books.existing.set(row.id as number, JSON.stringify(fromColumns(reports, connection.dialect, row)));
+}
+
+export async function importRecords(connection: Connection, sources: readonly DatasetSource[], options: ImportOptions = {}): Promise<Map<string, number>> {
+  const byFile = new Map(sources.map((source) => [source.file, source]));
+  const counts = new Map<string, number>();
+  await connection.db.transaction().execute(async (trx) => {
+    const books = new Bookkeeping();
+    if (options.replace) {
+      for (const entity of [...TABLES].reverse()) {
+        // Without a reports file the report definitions stay: every database has them.
+        if (entity === reports && !byFile.has('reports')) continue;
+        await trx.deleteFrom(entity.table).execute();
+      }
+    }
+    await remember(trx, connection, books);
+    for (const { file, entity } of DATASET_FILES) {
+      const source = byFile.get(file);
+      if (source) counts.set(file, await importFile(trx, connection, entity, source, books, options));
+    }
+  });
+  return counts;
+}
+
+async function importFile(
+  trx: Transaction<Database>, connection: Connection, entity: Entity, source: DatasetSource,
+  books: Bookkeeping, options: ImportOptions,
+): Promise<number> {
+  const batch: Row[] = [];
+  const children = new Map<NestedCollection, Row[]>((entity.nested ?? []).map((nested) => [nested, []]));
+  const selfReferences: { index: number; id: unknown; field: string; value: number }[] = [];
+  const size = batchSize(entity);
+  let index = -1;
+  let lastProgress = Date.now();
+
+  const flush = async () => {
+    await insertRows(trx, connection.dialect, entity, batch);
+    batch.length = 0;
+    for (const [nested, rows] of children) {
+      await insertRows(trx, connection.dialect, nested.entity, rows);
+      rows.length = 0;
+    }
+  };
+
+  for await (const input of source.records) {
+    index += 1;
+    const fail = (message: string, id?: unknown): never => {
+      throw new ImportError(`${source.label}[${index}]${id === undefined ? '' : ` (id ${JSON.stringify(id)})`}: ${message}`);
+    };
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('is not a JSON object');
+    const raw = input as Row;
+    const id = raw.id;
+    const { record, problems } = cleanRecord(entity, raw);
+    if (problems.length) fail(`${problems[0].field} ${problems[0].message}`, id);
+    for (const [nested, rows] of children) rows.push(...nestedRecords(entity, nested, raw, books, fail));
+
+    for (const [name, field] of storedFields(entity)) {
+      const value = record[name];
+      if (!field.references || value === null) continue;
+      if (field.references === entity.table) selfReferences.push({ index, id, field: name, value });
+      else if (!books.idsOf(field.references).has(value)) fail(`${name} ${value} does not exist`, id);
+    }
+    checkUnique(entity, record, books, fail);
+    if (entity === reports && books.existing.has(record.id)) {
+      // Identical to a stored definition (the seed's reports): nothing to import.
+      if (books.existing.get(record.id) === JSON.stringify(record)) continue;
+      fail('id is already used (import with --replace to replace it)', id);
+    }
+    if (!books.idsOf(entity.table).add(record.id)) {
+      fail('id is already used, by an earlier record or in the database (import with --replace to replace its data)', id);
+    }
+    batch.push(record);
+    if (batch.length >= size) await flush();
+    if (options.progress && index % 1000 === 0 && Date.now() - lastProgress > PROGRESS_INTERVAL_MS) {
+      lastProgress = Date.now();
+      options.progress(source.file, index);
+    }
+  }
+  for (const reference of selfReferences) {
+    if (!books.idsOf(entity.table).has(reference.value)) {
+      throw new ImportError(`${source.label}[${reference.index}] (id ${JSON.stringify(reference.id)}): ${reference.field} ${reference.value} does not exist`);
+    }
+  }
+  await flush();
+  return index + 1;
+}
+
+function checkUnique(entity: Entity, record: Row, books: Bookkeeping, fail: (message: string, id?: unknown) => never): void {
+  for (const [name, field] of storedFields(entity)) {
+    const value = record[name];
+    if (!field.unique || typeof value !== 'string' || value === '') continue;
+    const values = books.uniqueValues(entity, name);
+    const key = field.unique === 'ci' ? value.toLowerCase() : value;
+    const owner = values.get(key);
+    if (owner !== undefined && owner !== record.id) fail(`${name} '${value}' is already used by id ${owner}`, record.id);
+    values.set(key, record.id);
+  }
+}
+
+/** Child records written inside a parent (organisation.locations), validated like any record. */
+function nestedRecords(
+  parent: Entity, nested: NestedCollection, raw: Row, books: Bookkeeping, fail: (message: string, id?: unknown) => never,
+): Row[] {
+  const items = raw[nested.field] ?? [];
+  if (!Array.isArray(items)) fail(`${nested.field} is not a list`, raw.id);
+  return (items as unknown[]).map((item, position) => {
+    const where = `${nested.field}[${position}]`;
+    if (typeof item !== 'object' || item === null) fail(`${where} is not an object`, raw.id);
+    const { record, problems } = cleanRecord(nested.entity, item as Row);
+    if (problems.length) fail(`${where}.${problems[0].field} ${problems[0].message}`, raw.id);
+    if (record[nested.parent] !== raw.id) fail(`${where}.${nested.parent} ${record[nested.parent]} is not the ${parent.table}'s id`, raw.id);
+    if (!books.idsOf(nested.entity.table).add(record.id)) fail(`${where}.id ${record.id} is already used`, raw.id);
+    return record;
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * Versioned schema migrations, one source for both engines. Each runs once, inside a
+ * transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { storedFields, type Entity } from '../resources/define.js';
+import { TABLES } from '../resources/index.js';
+import reports, { SEED_REPORTS } from '../resources/reports.js';
+import { sortKeyColumn } from '../text/sortkey.js';
+import type { Connection, Database } from './connect.js';
+import type { Dialect } from './dialect.js';
+import { insertRows } from './write.js';
+
+interface Migration {
+  version: number;
+  name: string;
+  up(db: Transaction<Database>, dialect: Dialect): Promise<void>;
+}
+
+async function createTable(db: Transaction<Database>, dialect: Dialect, entity: Entity): Promise<void> {
+  let table = db.schema.createTable(entity.table);
+  for (const [name, field] of storedFields(entity)) {
+    table = table.addColumn(name, dialect.columnType(field), (column) => {
+      if (name === 'id') return column.primaryKey();
+      return field.nullable ? column : column.notNull();
+    });
+    if (field.type === 'text' && field.orderable) table = table.addColumn(sortKeyColumn(name), 'text');
+  }
+  await table.execute();
+  // Foreign keys are looked up by page (expand) and joined for visibility.
+  for (const [name, field] of storedFields(entity)) {
+    if (field.references && name !== 'id') {
+      await db.schema.createIndex(`${entity.table}_${name}_idx`).on(entity.table).column(name).execute();
+    }
+  }
+}
+
+const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'tables of every declared entity; the seed report definitions',
+    async up(db, dialect) {
+      for (const entity of TABLES) await createTable(db, dialect, entity);
+      await insertRows(db, dialect, reports, SEED_REPORTS);
+    },
+  },
+];
+
+export async function migrate(connection: Connection): Promise<number[]> {
+  const { db, dialect } = connection;
+  await db.schema
+    .createTable('schema_migration')
+    .ifNotExists()
+    .addColumn('version', 'integer', (column) => column.primaryKey())
+    .addColumn('name', 'text', (column) => column.notNull())
+    .execute();
+  const done = new Set((await db.selectFrom('schema_migration').select('version').execute()).map((row) => row.version));
+  const applied: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (done.has(migration.version)) continue;
+    await db.transaction().execute(async (trx) => {
+      await migration.up(trx, dialect);
+      await trx.insertInto('schema_migration').values({ version: migration.version, name: migration.name }).execute();
+    });
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+export async function schemaVersion(db: Kysely<Database>): Promise<number> {
+  const row = await sql<{ version: number | null }>`select max(version) as version from schema_migration`.execute(db);
+  return row.rows[0]?.version ?? 0;
+}

@@ -1,0 +1,153 @@
+/**
+ * Reading records: the SQL for a list page, its count and one record, with the caller's
+ * visibility, the requested order and the batched lookups of related rows. It knows nothing of
+ * HTTP; the query layer hands it an order, a limit and an offset.
+ */
+import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.js';
+import { ENTITY_BY_TABLE } from '../resources/index.js';
+import { sortKeyColumn } from '../text/sortkey.js';
+import type { Connection, Database } from './connect.js';
+import type { Dialect } from './dialect.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tables are declared at run time
+type Query = SelectQueryBuilder<Database, any, object>;
+
+/** Lookups send at most this many ids per query. */
+const LOOKUP_CHUNK = 1000;
+
+function entityOf(table: string): Entity {
+  const entity = ENTITY_BY_TABLE.get(table);
+  if (!entity) throw new Error(`No declaration for table ${table}`);
+  return entity;
+}
+
+/** Converts a database row into the values its declaration describes. */
+export function fromColumns(entity: Entity, dialect: Dialect, columns: Row): Row {
+  const row: Row = {};
+  for (const [name, field] of storedFields(entity)) row[name] = dialect.fromDb(field, columns[name] ?? null);
+  return row;
+}
+
+function field(entity: Entity, name: string): StoredField {
+  const found = entity.fields[name];
+  if (!found || found.kind !== 'stored') throw new Error(`${entity.table}.${name} is not a stored field`);
+  return found;
+}
+
+const column = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
+
+/** The records of `resource` the caller may see, before ordering and paging. */
+function visibleRecords(connection: Connection, resource: Resource, caller: Caller): Query {
+  const { db, dialect } = connection;
+  let query: Query = db.selectFrom(`${resource.table} as t`);
+  const visibility = resource.visibility;
+  if (caller.isAdmin) return query;
+  switch (visibility.kind) {
+    case 'public':
+      return query;
+    case 'organisations':
+      // Reports tied to organisations are for their employees (signed-in callers, a later step).
+      return query.where(column('t', 'organisations'), '=', '[]');
+    case 'own-projects':
+      return query.where(sql<SqlBool>`1 = 0`);
+    case 'project': {
+      let alias = 't';
+      let entity = entityOf(resource.table);
+      visibility.path.forEach((foreignKey, hop) => {
+        const target = field(entity, foreignKey).references as string;
+        const next = `v${hop}`;
+        query = query.innerJoin(`${target} as ${next}`, (join) => join.onRef(column(next, 'id') as never, '=', column(alias, foreignKey) as never));
+        alias = next;
+        entity = entityOf(target);
+      });
+      return query
+        .where(column(alias, 'is_public'), '=', dialect.true)
+        .where(column(alias, 'publishing_status'), '=', 'published');
+    }
+  }
+}
+
+function orderExpression(resource: Resource, term: OrderTerm): Expression<unknown> {
+  const declared = field(entityOf(resource.table), term.field);
+  return column('t', declared.type === 'text' && declared.orderable ? sortKeyColumn(term.field) : term.field);
+}
+
+function applyOrder(query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean): Query {
+  if (pinned && resource.pinnedOrder) {
+    const positions = resource.pinnedOrder.map((id, position) => sql`when ${sql.lit(id)} then ${sql.lit(position)}`);
+    query = query.orderBy(sql`case ${column('t', 'id')} ${sql.join(positions, sql` `)} else ${sql.lit(resource.pinnedOrder.length)} end`);
+  }
+  for (const term of order) {
+    // http.md: NULLs last ascending, first descending.
+    query = query.orderBy(orderExpression(resource, term), (direction) => (term.descending ? direction.desc().nullsFirst() : direction.asc().nullsLast()));
+  }
+  return query;
+}
+
+function selectColumns(query: Query, resource: Resource): Query {
+  return query.select(storedFields(entityOf(resource.table)).map(([name]) => column('t', name).as(name)));
+}
+
+export interface PageRequest {
+  order: readonly OrderTerm[];
+  /** No ordering was asked for: the resource's pinned ids come first. */
+  pinned: boolean;
+  limit: number;
+  offset: number;
+}
+
+export async function countRecords(connection: Connection, resource: Resource, caller: Caller): Promise<number> {
+  const row = await visibleRecords(connection, resource, caller).select(sql<number | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function pageRecords(connection: Connection, resource: Resource, caller: Caller, page: PageRequest): Promise<Row[]> {
+  let query = selectColumns(visibleRecords(connection, resource, caller), resource);
+  query = applyOrder(query, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
+  const entity = entityOf(resource.table);
+  return (await query.execute()).map((columns) => fromColumns(entity, connection.dialect, columns as Row));
+}
+
+export async function oneRecord(connection: Connection, resource: Resource, caller: Caller, id: number): Promise<Row | null> {
+  const query = selectColumns(visibleRecords(connection, resource, caller), resource).where(column('t', 'id'), '=', id);
+  const columns = await query.executeTakeFirst();
+  return columns ? fromColumns(entityOf(resource.table), connection.dialect, columns as Row) : null;
+}
+
+/** Every record of a table in id order, a batch at a time (export). */
+export async function* allRecords(connection: Connection, entity: Entity, batch = 1000): AsyncGenerator<Row[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await connection.db
+      .selectFrom(entity.table)
+      .select(storedFields(entity).map(([name]) => name))
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(batch)
+      .execute();
+    if (rows.length === 0) return;
+    yield rows.map((columns) => fromColumns(entity, connection.dialect, columns as Row));
+    after = rows[rows.length - 1].id as number;
+  }
+}
+
+export function lookupFor(connection: Connection): Lookup {
+  return {
+    async byColumn(table, columnName, values) {
+      const entity = entityOf(table);
+      const wanted = [...new Set(values.filter((value) => value !== null && value !== undefined))];
+      const rows: Row[] = [];
+      for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
+        const chunk = wanted.slice(start, start + LOOKUP_CHUNK);
+        const found = await connection.db
+          .selectFrom(table)
+          .select(storedFields(entity).map(([name]) => name))
+          .where(columnName, 'in', chunk)
+          .execute();
+        for (const columns of found) rows.push(fromColumns(entity, connection.dialect, columns as Row));
+      }
+      return rows;
+    },
+  };
+}

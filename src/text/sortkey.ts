@@ -1,0 +1,14 @@
+/**
+ * Decision D7: text sorts by lower(strip_accents(NFD(value))), compared code point by code point.
+ * The key is computed here and stored beside the text, so SQLite (BINARY) and PostgreSQL
+ * (COLLATE "C") compare the same bytes: UTF-8 byte order is code point order.
+ */
+const NON_SPACING_MARKS = /\p{Mn}/gu;
+
+export function sortKey(value: string | null): string | null {
+  if (value === null) return null;
+  return value.normalize('NFD').replace(NON_SPACING_MARKS, '').toLowerCase();
+}
+
+/** The column that holds the sort key of text field `field`. */
+export const sortKeyColumn = (field: string): string => `${field}_sortkey`;

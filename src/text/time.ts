@@ -1,0 +1,71 @@
+/**
+ * Timestamps are stored as canonical UTC text, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds, so
+ * they sort as text and keep the precision the original has), and rendered in the service's
+ * zone (decision D4): ISO 8601 with the zone's offset, `Z` for UTC, microseconds when non-zero.
+ */
+const INPUT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?(Z|[+-]\d{2}(?::?\d{2})?)$/;
+const CANONICAL = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})\.(\d{6})Z$/;
+
+/** An ISO 8601 timestamp with an offset -> canonical UTC text; null when it is not one. */
+export function toCanonicalUtc(text: string): string | null {
+  const match = INPUT.exec(text);
+  if (!match) return null;
+  const [, year, month, day, hour, minute, second = '00', fraction = '', zone] = match;
+  const fields = [year, month, day, hour, minute, second].map(Number);
+  const [y, mo, d, h, mi, s] = fields;
+  const local = Date.UTC(y, mo - 1, d, h, mi, s);
+  const check = new Date(local);
+  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) {
+    return null;
+  }
+  const instant = new Date(local - offsetMinutes(zone) * 60_000);
+  if (Number.isNaN(instant.getTime()) || instant.getUTCFullYear() < 1 || instant.getUTCFullYear() > 9999) return null;
+  return `${instant.toISOString().slice(0, 19)}.${fraction.padEnd(6, '0')}Z`;
+}
+
+function offsetMinutes(zone: string): number {
+  if (zone === 'Z') return 0;
+  const sign = zone[0] === '-' ? -1 : 1;
+  const digits = zone.slice(1).replace(':', '');
+  return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0'));
+}
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes east of UTC of `zone` at the instant `epochMs`. */
+function zoneOffset(zone: string, epochMs: number): number {
+  let format = offsetFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
+    offsetFormats.set(zone, format);
+  }
+  const name = format.formatToParts(epochMs).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+  const match = /GMT([+-])(\d{2}):(\d{2})/.exec(name);
+  if (!match) return 0;
+  return (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]));
+}
+
+/** Canonical UTC text -> ISO 8601 in `zone`. */
+export function renderTimestamp(canonical: string, zone: string): string {
+  const match = CANONICAL.exec(canonical);
+  if (!match) return canonical;
+  const [, day, time, micros] = match;
+  const epoch = Date.parse(`${day}T${time}Z`);
+  const fraction = micros === '000000' ? '' : `.${micros}`;
+  const offset = zone === 'UTC' ? 0 : zoneOffset(zone, epoch);
+  const local = new Date(epoch + offset * 60_000).toISOString().slice(0, 19);
+  if (zone === 'UTC') return `${local}${fraction}Z`;
+  const sign = offset < 0 ? '-' : '+';
+  const hours = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
+  const minutes = String(Math.abs(offset) % 60).padStart(2, '0');
+  return `${local}${fraction}${sign}${hours}:${minutes}`;
+}
+
+/** `YYYY-MM-DD` naming a real calendar day. */
+export function isIsoDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return y >= 1 && day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}

@@ -1,0 +1,174 @@
+/** Headers, methods, redirects, formats and errors as http.md states them. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { rawRequest, request, startServer, testStores, type TestServer } from './support/server.js';
+
+const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
+const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';
+
+for (const store of testStores()) {
+  describe(`http (${store.name})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer(store);
+    });
+    after(() => server.close());
+
+    test('a list answers 200 with application/json, Allow and Vary: Accept', async () => {
+      const answer = await request(server.base, '/rest/v1/keyword/');
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('content-type'), 'application/json');
+      assert.equal(answer.headers.get('allow'), LIST_ALLOW);
+      assert.equal(answer.headers.get('vary'), 'Accept');
+      assert.equal(
+        answer.text,
+        '{"count":3,"next":null,"previous":null,"results":[{"id":2,"label":"agriculture","logo":"https://rsr.example.org/media/agri.png"},{"id":3,"label":"Énergie","logo":null},{"id":1,"label":"Water","logo":null}]}',
+      );
+    });
+
+    test('format=json, format=api, Accept: text/html and the .json suffix all give the same JSON', async () => {
+      const plain = await request(server.base, '/rest/v1/keyword/');
+      for (const path of ['/rest/v1/keyword/?format=json', '/rest/v1/keyword/?format=api', '/rest/v1/keyword.json', '/rest/v1/keyword.json/?format=yaml']) {
+        const answer = await request(server.base, path);
+        assert.equal(answer.status, 200, path);
+        assert.deepEqual(answer.body.results, plain.body.results, path);
+        assert.equal(answer.headers.get('content-type'), 'application/json');
+      }
+      const browser = await request(server.base, '/rest/v1/keyword/', { headers: { accept: 'text/html,*/*;q=0.8' } });
+      assert.equal(browser.text, plain.text);
+    });
+
+    test('an unknown format is 404, without route headers', async () => {
+      for (const path of ['/rest/v1/keyword/?format=yaml', '/rest/v1/keyword.yaml', '/rest/v1/keyword/1.yaml/', '/rest/v1/keyword/1/?format=pdf']) {
+        const answer = await request(server.base, path);
+        assert.equal(answer.status, 404, path);
+        assert.equal(answer.text, '{"detail":"Not found."}');
+        assert.equal(answer.headers.get('allow'), null);
+        assert.equal(answer.headers.get('vary'), 'Accept');
+      }
+    });
+
+    test('one record, plain and with the .json suffix', async () => {
+      const answer = await request(server.base, '/rest/v1/keyword/3/');
+      assert.equal(answer.text, '{"id":3,"label":"Énergie","logo":null}');
+      assert.equal(answer.headers.get('allow'), DETAIL_ALLOW);
+      assert.equal((await request(server.base, '/rest/v1/keyword/3.json')).text, answer.text);
+      assert.equal((await request(server.base, '/rest/v1/keyword/3.json/')).text, answer.text);
+    });
+
+    test('ids that are not ids are 404 without route headers; unknown ids 404 with them', async () => {
+      for (const id of ['abc', '-1', '1.5', '2147483648', '99999999999999999999999', '%20']) {
+        const answer = await request(server.base, `/rest/v1/keyword/${id}/`);
+        assert.equal(answer.status, 404, id);
+        assert.equal(answer.text, '{"detail":"Not found."}');
+        assert.equal(answer.headers.get('allow'), null, id);
+      }
+      const missing = await request(server.base, '/rest/v1/keyword/2147483647/');
+      assert.equal(missing.status, 404);
+      assert.equal(missing.headers.get('allow'), DETAIL_ALLOW);
+    });
+
+    test('HEAD gives the headers of GET and no body', async () => {
+      for (const path of ['/rest/v1/budget_item/', '/rest/v1/budget_item/1/', '/rest/v1/']) {
+        const get = await request(server.base, path);
+        const head = await request(server.base, path, { method: 'HEAD' });
+        assert.equal(head.status, 200);
+        assert.equal(head.text, '');
+        for (const name of ['content-type', 'allow', 'vary', 'content-length']) assert.equal(head.headers.get(name), get.headers.get(name), `${path} ${name}`);
+      }
+    });
+
+    test('OPTIONS describes the list and the record', async () => {
+      const parses = ['application/json', 'application/x-www-form-urlencoded'];
+      const list = await request(server.base, '/rest/v1/transaction/', { method: 'OPTIONS' });
+      assert.equal(list.status, 200);
+      assert.equal(list.headers.get('allow'), LIST_ALLOW);
+      assert.deepEqual(list.body, { name: 'Transaction List', description: 'Transaction resource.', renders: ['application/json'], parses });
+      const names = {
+        budget_item: ['Budget Item List', ''],
+        organisation: ['Organisation List', 'API endpoint that allows organisations to be viewed or edited.'],
+        reports: ['Reports List', 'Viewset providing Result data.'],
+        my_projects: ['My Projects List', 'Viewset providing listing of projects a user can edit.'],
+      };
+      for (const [resource, [name, description]] of Object.entries(names)) {
+        const answer = await request(server.base, `/rest/v1/${resource}/`, { method: 'OPTIONS' });
+        assert.deepEqual([answer.body.name, answer.body.description], [name, description]);
+      }
+      const one = await request(server.base, '/rest/v1/link/1/', { method: 'OPTIONS' });
+      assert.equal(one.headers.get('allow'), DETAIL_ALLOW);
+      assert.equal(one.body.name, 'Link Instance');
+    });
+
+    test('a path without its trailing slash is redirected, query kept', async () => {
+      const cases: [string, string][] = [
+        ['/rest/v1/budget_item?page=2&ordering=-amount', '/rest/v1/budget_item/?page=2&ordering=-amount'],
+        ['/rest/v1', '/rest/v1/'],
+        ['/rest/v1/link/1', '/rest/v1/link/1/'],
+        ['/rest/v1/link.json', '/rest/v1/link.json/'],
+      ];
+      for (const [path, location] of cases) {
+        const answer = await request(server.base, path);
+        if (path === '/rest/v1/link.json') {
+          assert.equal(answer.status, 200, 'a suffixed list path is a route as it is');
+          continue;
+        }
+        assert.equal(answer.status, 301, path);
+        assert.equal(answer.headers.get('location'), location);
+      }
+      assert.equal((await request(server.base, '/rest/v1/nothing')).status, 404);
+    });
+
+    test('unknown paths are JSON 404s', async () => {
+      for (const path of ['/rest/v1/nothing/', '/', '/rest/v2/budget_item/', '/rest/v1/link/1/extra/']) {
+        const answer = await request(server.base, path);
+        assert.equal(answer.status, 404, path);
+        assert.equal(answer.text, '{"detail":"Not found."}');
+        assert.equal(answer.headers.get('content-type'), 'application/json');
+        assert.equal(answer.headers.get('vary'), 'Accept');
+      }
+    });
+
+    test('methods a route does not offer are 405 with Allow', async () => {
+      const cases: [string, string, string][] = [
+        ['PUT', '/rest/v1/link/', LIST_ALLOW], ['PATCH', '/rest/v1/link/', LIST_ALLOW],
+        ['DELETE', '/rest/v1/link/', LIST_ALLOW], ['POST', '/rest/v1/link/1/', DETAIL_ALLOW],
+      ];
+      for (const [method, path, allow] of cases) {
+        const answer = await request(server.base, path, { method });
+        assert.equal(answer.status, 405, `${method} ${path}`);
+        assert.equal(answer.text, `{"detail":"Method \\"${method}\\" not allowed."}`);
+        assert.equal(answer.headers.get('allow'), allow);
+      }
+    });
+
+    test('writes without credentials are 403, whatever the body', async () => {
+      const bodies = ['{"project":1}', '{not json', 'x'.repeat(2 * 1024 * 1024)];
+      for (const body of bodies) {
+        const answer = await request(server.base, '/rest/v1/link/', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+        assert.equal(answer.status, 403);
+        assert.equal(answer.text, '{"detail":"Authentication credentials were not provided."}');
+      }
+      for (const method of ['PUT', 'PATCH', 'DELETE']) {
+        const answer = await request(server.base, '/rest/v1/link/1/', { method, body: '{}', headers: { 'content-type': 'application/json' } });
+        assert.equal(answer.status, 403, method);
+      }
+    });
+
+    test('the API root lists the thirteen lists by absolute URL', async () => {
+      const answer = await rawRequest(server.base, '/rest/v1/', { headers: { host: 'rsr.example.org' } });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('content-type'), 'application/json');
+      const names = ['administrative_location', 'budget_item', 'disaggregation_target', 'humanitarian_scope', 'indicator_period_data_comment', 'keyword', 'link', 'my_projects', 'organisation', 'project_custom_field', 'recipient_region', 'reports', 'transaction'];
+      assert.deepEqual(answer.body, Object.fromEntries(names.map((name) => [name, `http://rsr.example.org/rest/v1/${name}/`])));
+    });
+
+    test('hostile query strings get a clear answer, never a 500', async () => {
+      const queries = ['page=%ZZ', 'ordering=%00', 'limit=%E2%80%AE', 'ordering=' + 'x,'.repeat(5000), '%=%', 'page[]=1', 'ordering[]=id'];
+      for (const query of queries) {
+        const answer = await request(server.base, `/rest/v1/budget_item/?${query}`);
+        assert.ok([200, 404].includes(answer.status), `${query}: ${answer.status}`);
+        assert.equal(answer.headers.get('content-type'), 'application/json');
+      }
+    });
+  });
+}

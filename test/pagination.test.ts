@@ -1,0 +1,110 @@
+/** Pagination and links exactly as http.md states them ("The list envelope and pagination"). */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { pagingDataset, pagingItems } from './support/datasets.js';
+import { rawRequest, request, startServer, testStores, type TestServer } from './support/server.js';
+
+const VISIBLE = pagingItems().filter((item) => item.project === 1).map((item) => item.id);
+
+for (const store of testStores()) {
+  describe(`pagination (${store.name})`, () => {
+    let server: TestServer;
+    let list: string;
+    const ids = (body: { results: { id: number }[] }) => body.results.map((record) => record.id);
+    before(async () => {
+      server = await startServer(store, pagingDataset());
+      list = `${server.base}/rest/v1/budget_item/`;
+    });
+    after(() => server.close());
+
+    test('the first page: 30 records, next to page 2, no previous', async () => {
+      const { status, body } = await request(server.base, '/rest/v1/budget_item/');
+      assert.equal(status, 200);
+      assert.equal(body.count, 1050);
+      assert.equal(body.next, `${list}?page=2`);
+      assert.equal(body.previous, null);
+      assert.deepEqual(ids(body), VISIBLE.slice(0, 30));
+    });
+
+    test('page 2 links back without a page key', async () => {
+      const { body } = await request(server.base, '/rest/v1/budget_item/?page=2');
+      assert.equal(body.previous, list);
+      assert.equal(body.next, `${list}?page=3`);
+      assert.deepEqual(ids(body), VISIBLE.slice(30, 60));
+    });
+
+    test('a middle page links to its neighbours', async () => {
+      const { body } = await request(server.base, '/rest/v1/budget_item/?page=17');
+      assert.equal(body.previous, `${list}?page=16`);
+      assert.equal(body.next, `${list}?page=18`);
+      assert.deepEqual(ids(body), VISIBLE.slice(480, 510));
+    });
+
+    test('the last page, by number and as `last`', async () => {
+      const byNumber = await request(server.base, '/rest/v1/budget_item/?page=35');
+      assert.equal(byNumber.body.next, null);
+      assert.equal(byNumber.body.previous, `${list}?page=34`);
+      assert.deepEqual(ids(byNumber.body), VISIBLE.slice(1020));
+      const last = await request(server.base, '/rest/v1/budget_item/?page=last');
+      assert.deepEqual(last.body.results, byNumber.body.results);
+      assert.equal(last.body.previous, `${list}?page=34`);
+    });
+
+    for (const page of ['36', '0', '-1', 'abc', '2.0', ' 2', '1e1', 'LAST', '99999999999999999999']) {
+      test(`page=${page} is 404 Invalid page.`, async () => {
+        const answer = await request(server.base, `/rest/v1/budget_item/?page=${encodeURIComponent(page)}`);
+        assert.equal(answer.status, 404);
+        assert.equal(answer.text, '{"detail":"Invalid page."}');
+        assert.equal(answer.headers.get('content-type'), 'application/json');
+        assert.equal(answer.headers.get('allow'), 'GET, POST, HEAD, OPTIONS');
+      });
+    }
+
+    test('an empty page parameter means page 1; the last repeated value counts', async () => {
+      const empty = await request(server.base, '/rest/v1/budget_item/?page=');
+      assert.deepEqual(ids(empty.body), VISIBLE.slice(0, 30));
+      assert.equal(empty.body.next, `${list}?page=2`);
+      const repeated = await request(server.base, '/rest/v1/budget_item/?page=5&page=2');
+      assert.deepEqual(ids(repeated.body), VISIBLE.slice(30, 60));
+    });
+
+    test('an empty list has one valid page and no second', async () => {
+      const first = await request(server.base, '/rest/v1/humanitarian_scope/');
+      assert.equal(first.text, '{"count":0,"next":null,"previous":null,"results":[]}');
+      assert.equal((await request(server.base, '/rest/v1/humanitarian_scope/?page=last')).status, 200);
+      assert.equal((await request(server.base, '/rest/v1/humanitarian_scope/?page=2')).status, 404);
+    });
+
+    const limits: [string, number][] = [['1', 1], ['7', 7], ['1000', 1000], ['5000', 1000], ['0', 30], ['-5', 30], ['x', 30], ['', 30], ['3.0', 30]];
+    for (const [limit, size] of limits) {
+      test(`limit=${limit} gives pages of ${size}`, async () => {
+        const { body } = await request(server.base, `/rest/v1/budget_item/?limit=${limit}`);
+        assert.deepEqual(ids(body), VISIBLE.slice(0, size));
+        assert.equal(body.next, `${list}?limit=${limit}&page=2`);
+      });
+    }
+
+    test('limit=1000 reaches the last of 1,050 records on page 2', async () => {
+      const { body } = await request(server.base, '/rest/v1/budget_item/?limit=1000&page=2');
+      assert.deepEqual(ids(body), VISIBLE.slice(1000));
+      assert.equal(body.next, null);
+      assert.equal(body.previous, `${list}?limit=1000`);
+    });
+
+    test('links keep every parameter, sorted by key, encoded as a form', async () => {
+      const query = 'ordering=label&format=json&zeta=a%20b&page=3&x=&x=2&q=%C3%A9t%C3%A9&slash=%2F%3F&plus=a+b';
+      const { body } = await request(server.base, `/rest/v1/budget_item/?${query}`);
+      const rest = 'format=json&ordering=label&plus=a+b&q=%C3%A9t%C3%A9&slash=%2F%3F&x=&x=2&zeta=a+b';
+      const kept = (page: string) => `${list}?${rest.replace('&plus', `&${page}plus`)}`;
+      assert.equal(body.next, kept('page=4&'));
+      assert.equal(body.previous, kept('page=2&'));
+      const second = await request(server.base, `/rest/v1/budget_item/?${query.replace('page=3', 'page=2')}`);
+      assert.equal(second.body.previous, `${list}?${rest}`);
+    });
+
+    test('links use the host the client addressed', async () => {
+      const { body } = await rawRequest(server.base, '/rest/v1/budget_item/', { headers: { host: 'api.example.org:8443' } });
+      assert.equal(body.next, 'http://api.example.org:8443/rest/v1/budget_item/?page=2');
+    });
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * A real server for tests: a fresh database file (or PostgreSQL database), the schema, a dataset
+ * imported through the real import, and the Fastify app listening on a free port on 127.0.0.1.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.js';
+import { connect, type Connection } from '../../src/store/connect.js';
+import { readDataset } from '../../src/store/dataset-files.js';
+import { importRecords, type DatasetSource } from '../../src/store/import.js';
+import { migrate } from '../../src/store/migrations.js';
+
+export const FIXTURE = new URL('../fixtures/small/', import.meta.url).pathname;
+
+export interface TestStore {
+  name: string;
+  /** A new, empty database; `drop` removes it. */
+  create(): Promise<{ url: string; drop(): Promise<void> }>;
+}
+
+const sqliteStore: TestStore = {
+  name: 'sqlite',
+  async create() {
+    const dir = mkdtempSync(join(tmpdir(), 'rsr-test-'));
+    return { url: `sqlite:${join(dir, 'test.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  },
+};
+
+/** The stores every suite runs against: SQLite always (PostgreSQL joins with TEST_POSTGRES_URL). */
+export function testStores(): TestStore[] {
+  return [sqliteStore];
+}
+
+export interface TestServer {
+  base: string;
+  connection: Connection;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+export async function startServer(store: TestStore, dataset: string | DatasetSource[] = FIXTURE): Promise<TestServer> {
+  const database = await store.create();
+  const connection = connect(database.url);
+  await migrate(connection);
+  await importRecords(connection, typeof dataset === 'string' ? readDataset(dataset) : dataset);
+  const app = buildApp({ connection, timeZone: 'Europe/Stockholm' });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    connection,
+    app,
+    async close() {
+      await app.close();
+      await connection.db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked by the tests
+  body: any;
+}
+
+export async function request(base: string, path: string, init: RequestInit = {}): Promise<Answer> {
+  const response = await fetch(base + path, { redirect: 'manual', ...init });
+  const text = await response.text();
+  let body: unknown = undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body };
+}
+
+/** A request through node:http, which (unlike fetch) may set any header, Host included. */
+export function rawRequest(base: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(base + path, { method: options.method ?? 'GET', headers: options.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers.set(name, value);
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, headers, text, body });
+      });
+    });
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
+}
