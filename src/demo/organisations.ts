@@ -165,6 +165,7 @@ export function* organisations(ctx: DemoContext): Generator<Row> {
     const createdDay = Math.min(TODAY - 30, firstDay + Math.floor(((id - 1 + rng.float() * 20) / count) * (TODAY - firstDay)));
     const created = officeMoment(createdDay, rng.float());
     const modified = created + (rng.chance(0.2) ? 0 : rng.int((TODAY - createdDay) * DAY_SECONDS));
+    const micros = rng.between(1, 999999);
     const locations = organisationLocations(ctx, id, place, rng, () => ++locationId);
     yield {
       id,
@@ -187,8 +188,8 @@ export function* organisations(ctx: DemoContext): Generator<Row> {
       description: rng.chance(0.75) ? organisationDescription(ctx, longName, place, rng) : '',
       notes: rng.chance(0.12) ? rng.pick(['Partner since the first phase.', 'Annual audit received.', 'Contact via the regional office.', 'Nuevo socio desde 2021.']) : '',
       logo: rng.chance(0.45) ? `https://rsr.akvo.org/media/db/org/${id}/${slug}-logo.png` : null,
-      created_at: timestampText(created, rng.between(1, 999999)),
-      last_modified_at: timestampText(modified, rng.between(1, 999999)),
+      created_at: timestampText(created, micros),
+      last_modified_at: timestampText(modified, modified > created ? rng.between(1, 999999) : micros),
       can_create_projects: rng.chance(id <= reporting ? 0.9 : 0.2),
       enforce_program_projects: rng.chance(0.05),
       use_project_roles: rng.chance(0.1),

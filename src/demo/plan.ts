@@ -133,7 +133,7 @@ export function buildPlan(seed: number, sizes: Sizes, countryName: (code: string
     plan.end[p] = plan.start[p] + rng.between(300, 2200);
     pickPartners(plan, p, rng);
     [nextName, nextValue] = pickDimensions(plan, p, rng, nextName, nextValue);
-    plan.form[p] = rng.chance(0.78) ? rng.skewed(plan.forms.length, 1.5) : -1;
+    plan.form[p] = rng.chance(0.85) ? rng.skewed(plan.forms.length, 1.5) : -1;
   }
   buildPrograms(plan, rng, countryName);
   return plan;
@@ -188,7 +188,7 @@ function pickDimensions(plan: Plan, p: number, rng: Rng, nextName: number, nextV
 /** Custom-field forms: organisations reuse one form for all their projects, so there are few. */
 function buildForms(rng: Rng): CustomFieldSlot[][] {
   return Array.from({ length: 8 }, () => {
-    const size = rng.between(12, CUSTOM_FIELDS.length - 2);
+    const size = rng.between(20, CUSTOM_FIELDS.length);
     const chosen = CUSTOM_FIELDS.map((def, i) => ({ def, key: rng.float(), i }))
       .sort((a, b) => a.key - b.key)
       .slice(0, size)

@@ -55,24 +55,43 @@ export interface SplitSpec<P> {
   memoKey?: string;
 }
 
-function weightSum<P>(spec: SplitSpec<P>): number {
+interface Weights {
+  sum: number;
+  parents: number;
+}
+
+function weights<P>(spec: SplitSpec<P>): Weights {
   const key = spec.memoKey;
   const known = key === undefined ? undefined : spec.memo?.get(key);
-  if (known !== undefined) return known;
+  const knownParents = key === undefined ? undefined : spec.memo?.get(`${key}:parents`);
+  if (known !== undefined && knownParents !== undefined) return { sum: known, parents: knownParents };
   const rng = new Rng(spec.seed);
   let sum = 0;
-  for (const parent of spec.parents()) sum += spec.weight(parent, rng);
-  if (key !== undefined) spec.memo?.set(key, sum);
-  return sum;
+  let parents = 0;
+  for (const parent of spec.parents()) {
+    sum += spec.weight(parent, rng);
+    parents++;
+  }
+  if (key !== undefined) {
+    spec.memo?.set(key, sum);
+    spec.memo?.set(`${key}:parents`, parents);
+  }
+  return { sum, parents };
 }
 
 /** Children with ids 1, 2, … in parent order; `spec.total` of them (fewer only when capped). */
 export function* split<P>(spec: SplitSpec<P>): Generator<Child<P>> {
-  const splitter = new Splitter(spec.total, weightSum(spec), spec.capped ?? false);
+  const { sum, parents } = weights(spec);
+  const capped = spec.capped ?? false;
+  // In tiny datasets every weight may come out 0 (say, all periods in the future); rather than
+  // leave the entity empty, spread the children evenly.
+  const even = sum === 0 && !capped;
+  const splitter = new Splitter(spec.total, even ? parents : sum, capped);
   const rng = new Rng(spec.seed);
   let id = 0;
   for (const parent of spec.parents()) {
-    const count = splitter.next(spec.weight(parent, rng));
+    const weight = spec.weight(parent, rng);
+    const count = splitter.next(even ? 1 : weight);
     for (let index = 0; index < count; index++) {
       id++;
       yield { id, parent, index, siblings: count };

@@ -14,6 +14,8 @@ export interface Dialect {
   fromDb(field: StoredField, value: unknown): unknown;
   /** The true literal, as the engine stores booleans. */
   readonly true: unknown;
+  /** Column type of decision D7's sort keys: compared by code point (UTF-8 bytes), never by locale. */
+  readonly sortKeyType: ColumnDataType | Expression<unknown>;
 }
 
 const jsonText = (value: unknown): unknown => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -23,6 +25,7 @@ const parseJson = (value: unknown): unknown => (typeof value === 'string' ? JSON
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   true: 1,
+  sortKeyType: 'text', // SQLite's default BINARY collation compares bytes
   columnType(field) {
     switch (field.type) {
       case 'int': case 'bool': return 'integer';
@@ -48,6 +51,7 @@ export const sqliteDialect: Dialect = {
 export const postgresDialect: Dialect = {
   name: 'postgres',
   true: true,
+  sortKeyType: sql`text collate "C"`,
   columnType(field): ColumnDataType | RawBuilder<unknown> {
     switch (field.type) {
       case 'int': return 'integer';

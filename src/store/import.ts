@@ -119,6 +119,14 @@ async function importFile(
     const id = raw.id;
     const { record, problems } = cleanRecord(entity, raw);
     if (problems.length) fail(`${problems[0].field} ${problems[0].message}`, id);
+    if (entity === reports && books.existing.has(record.id)) {
+      // Identical to a stored definition (the seed's reports): nothing to import.
+      if (books.existing.get(record.id) === JSON.stringify(record)) continue;
+      fail('id is already used, by a different report in the database (import with --replace to replace it)', id);
+    }
+    if (!books.idsOf(entity.table).add(record.id)) {
+      fail('id is already used, by an earlier record or in the database (import with --replace to replace its data)', id);
+    }
     for (const [nested, rows] of children) rows.push(...nestedRecords(entity, nested, raw, books, fail));
 
     for (const [name, field] of storedFields(entity)) {
@@ -128,14 +136,6 @@ async function importFile(
       else if (!books.idsOf(field.references).has(value)) fail(`${name} ${value} does not exist`, id);
     }
     checkUnique(entity, record, books, fail);
-    if (entity === reports && books.existing.has(record.id)) {
-      // Identical to a stored definition (the seed's reports): nothing to import.
-      if (books.existing.get(record.id) === JSON.stringify(record)) continue;
-      fail('id is already used (import with --replace to replace it)', id);
-    }
-    if (!books.idsOf(entity.table).add(record.id)) {
-      fail('id is already used, by an earlier record or in the database (import with --replace to replace its data)', id);
-    }
     batch.push(record);
     if (batch.length >= size) await flush();
     if (options.progress && index % 1000 === 0 && Date.now() - lastProgress > PROGRESS_INTERVAL_MS) {

@@ -24,7 +24,7 @@ async function createTable(db: Transaction<Database>, dialect: Dialect, entity: 
       if (name === 'id') return column.primaryKey();
       return field.nullable ? column : column.notNull();
     });
-    if (field.type === 'text' && field.orderable) table = table.addColumn(sortKeyColumn(name), 'text');
+    if (field.type === 'text' && field.orderable) table = table.addColumn(sortKeyColumn(name), dialect.sortKeyType);
   }
   await table.execute();
   // Foreign keys are looked up by page (expand) and joined for visibility.

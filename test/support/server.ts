@@ -7,6 +7,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../../src/http/app.js';
 import { connect, type Connection } from '../../src/store/connect.js';
 import { readDataset } from '../../src/store/dataset-files.js';
@@ -29,9 +30,35 @@ const sqliteStore: TestStore = {
   },
 };
 
-/** The stores every suite runs against: SQLite always (PostgreSQL joins with TEST_POSTGRES_URL). */
+/** A fresh PostgreSQL database per use, next to the one TEST_POSTGRES_URL names; dropped after. */
+function postgresStore(adminUrl: string): TestStore {
+  return {
+    name: 'postgres',
+    async create() {
+      const name = `rsr_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`create database ${name} encoding 'UTF8' template template0`);
+      await admin.end();
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      return {
+        url: url.toString(),
+        async drop() {
+          const client = new pg.Client({ connectionString: adminUrl });
+          await client.connect();
+          await client.query(`drop database if exists ${name} with (force)`);
+          await client.end();
+        },
+      };
+    },
+  };
+}
+
+/** The stores every suite runs against: SQLite always, PostgreSQL too when TEST_POSTGRES_URL is set. */
 export function testStores(): TestStore[] {
-  return [sqliteStore];
+  const postgres = process.env.TEST_POSTGRES_URL;
+  return postgres ? [sqliteStore, postgresStore(postgres)] : [sqliteStore];
 }
 
 export interface TestServer {

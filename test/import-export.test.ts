@@ -1,0 +1,143 @@
+/**
+ * Import and export (dataset.md): a round trip gives back the same files; a broken dataset is
+ * rejected with a message naming file, index, id and field, and nothing of it is imported.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { TABLES } from '../src/resources/index.js';
+import { connect, type Connection } from '../src/store/connect.js';
+import { exportDataset, readDataset } from '../src/store/dataset-files.js';
+import { importRecords } from '../src/store/import.js';
+import { migrate } from '../src/store/migrations.js';
+import { FIXTURE, testStores } from './support/server.js';
+
+type Row = { [key: string]: unknown };
+
+function scratch(): string {
+  return mkdtempSync(join(tmpdir(), 'rsr-dataset-'));
+}
+
+/** A copy of the fixture with one file changed by `edit`. */
+function brokenFixture(file: string, edit: (records: Row[]) => unknown): string {
+  const dir = scratch();
+  cpSync(FIXTURE, dir, { recursive: true });
+  const path = join(dir, `${file}.json`);
+  const records = JSON.parse(readFileSync(path, 'utf8')) as Row[];
+  const changed = edit(records);
+  writeFileSync(path, typeof changed === 'string' ? changed : JSON.stringify(changed ?? records));
+  return dir;
+}
+
+async function tableCounts(connection: Connection): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const entity of TABLES) {
+    const row = await connection.db.selectFrom(entity.table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    counts[entity.table] = Number(row.n);
+  }
+  return counts;
+}
+
+const at = (records: Row[], id: number) => records.find((record) => record.id === id) as Row;
+
+const BROKEN: [string, string, (records: Row[]) => unknown, string][] = [
+  ['a code not in its list', 'budget_item', (r) => { at(r, 4).currency = 'XXX'; }, "budget_item.json[3] (id 4): currency 'XXX' is not a currency code"],
+  ['a reference to nothing', 'link', (r) => { at(r, 2).project = 99; }, 'link.json[1] (id 2): project 99 does not exist'],
+  ['text over its length', 'budget_item', (r) => { at(r, 2).other_extra = 'x'.repeat(31); }, 'budget_item.json[1] (id 2): other_extra has 31 characters, at most 30 are allowed'],
+  ['an impossible date', 'transaction', (r) => { at(r, 1).value_date = '2023-02-30'; }, "transaction.json[0] (id 1): value_date '2023-02-30' is not a date (YYYY-MM-DD)"],
+  ['a timestamp without offset', 'indicator_period_data_comment', (r) => { at(r, 1).created_at = '2024-01-15T10:30:00'; }, "indicator_period_data_comment.json[0] (id 1): created_at '2024-01-15T10:30:00' is not an ISO 8601 timestamp with a UTC offset"],
+  ['an id used twice', 'keyword', (r) => [...r, { id: 2, label: 'Health', logo: null }], 'keyword.json[3] (id 2): id is already used, by an earlier record or in the database (import with --replace to replace its data)'],
+  ['a name used twice, in another case', 'keyword', (r) => [...r, { id: 9, label: 'WATER', logo: null }], "keyword.json[3] (id 9): label 'WATER' is already used by id 1"],
+  ['too many decimals', 'recipient_region', (r) => { at(r, 1).percentage = 60.55; }, 'recipient_region.json[0] (id 1): percentage 60.55 has more than 1 decimal places'],
+  ['a value out of range', 'recipient_region', (r) => { at(r, 1).percentage = 100.5; }, 'recipient_region.json[0] (id 1): percentage 100.5 is more than 100'],
+  ['periods out of order', 'budget_item', (r) => { at(r, 1).period_end = '2022-12-31'; }, 'budget_item.json[0] (id 1): period_end must not be before period_start'],
+  ['a missing required field', 'link', (r) => { delete at(r, 1).url; }, 'link.json[0] (id 1): url is required'],
+  ['null where null is not allowed', 'transaction', (r) => { at(r, 2).reference = null; }, 'transaction.json[1] (id 2): reference may not be null'],
+  ['a wrong type', 'budget_item', (r) => { at(r, 1).amount = '1000.5'; }, "budget_item.json[0] (id 1): amount '1000.5' is not a number"],
+  ['a bad nested location', 'organisation', (r) => { (at(r, 2).locations as Row[])[0].iati_country = 'QQ'; }, "organisation.json[1] (id 2): locations[0].iati_country 'QQ' is not a country code"],
+  ['a primary location of another organisation', 'organisation', (r) => { at(r, 4).primary_location = 1; }, "organisation.json[3] (id 4): primary_location 1 is not one of the organisation's locations"],
+  ['a parent project that does not exist', 'project', (r) => { at(r, 2).parent = 77; }, 'project.json[1] (id 2): parent 77 does not exist'],
+  ['a record that is not an object', 'link', (r) => [...r, 7], 'link.json[2]: is not a JSON object'],
+  ['a file that is not an array', 'link', () => '{"id": 1}', 'link.json: not a JSON array of records (Top-level object should be an array.)'],
+  ['a file that is not JSON', 'link', () => '[{"id": 1,', 'link.json: not a JSON array of records (Parser cannot parse input: expected an object key)'],
+];
+
+for (const store of testStores()) {
+  describe(`import and export (${store.name})`, () => {
+    let connection: Connection;
+    let drop: () => Promise<void>;
+    before(async () => {
+      const database = await store.create();
+      drop = database.drop;
+      connection = connect(database.url);
+      await migrate(connection);
+    });
+    after(async () => {
+      await connection.db.destroy();
+      await drop();
+    });
+
+    for (const [name, file, edit, message] of BROKEN) {
+      test(`rejects ${name}, naming it exactly, and imports nothing`, async () => {
+        const before = await tableCounts(connection);
+        await assert.rejects(importRecords(connection, readDataset(brokenFixture(file, edit))), { message });
+        assert.deepEqual(await tableCounts(connection), before);
+      });
+    }
+
+    test('rejects a file that is not part of the format', async () => {
+      const dir = brokenFixture('link', (r) => r);
+      writeFileSync(join(dir, 'budgetitem.json'), '[]');
+      assert.throws(() => readDataset(dir), { message: 'budgetitem.json: not a file of the dataset format' });
+    });
+
+    test('import then export gives back the same files, byte for byte', async () => {
+      await importRecords(connection, readDataset(FIXTURE), { replace: true });
+      const out = scratch();
+      await exportDataset(connection, out, 'Europe/Stockholm');
+      for (const file of readdirSync(FIXTURE)) {
+        assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(FIXTURE, file), 'utf8'), file);
+      }
+    });
+
+    test('a second import of the same data clashes unless --replace', async () => {
+      await importRecords(connection, readDataset(FIXTURE), { replace: true });
+      const before = await tableCounts(connection);
+      await assert.rejects(importRecords(connection, readDataset(FIXTURE)), {
+        message: 'organisation.json[0] (id 1): id is already used, by an earlier record or in the database (import with --replace to replace its data)',
+      });
+      assert.deepEqual(await tableCounts(connection), before);
+      await importRecords(connection, readDataset(FIXTURE), { replace: true });
+      assert.deepEqual(await tableCounts(connection), before);
+    });
+
+    test('an import adds to what is there: references may point to stored records', async () => {
+      await importRecords(connection, readDataset(FIXTURE), { replace: true });
+      const dir = scratch();
+      writeFileSync(join(dir, 'link.json'), JSON.stringify([{ id: 50, project: 2, kind: 'E', url: 'https://example.org/', caption: 'Added' }]));
+      const counts = await importRecords(connection, readDataset(dir));
+      assert.deepEqual([...counts], [['link', 1]]);
+      assert.equal((await tableCounts(connection)).link, 3);
+    });
+
+    test('timestamps in any offset are stored as the same instant', async () => {
+      const dir = scratch();
+      cpSync(FIXTURE, dir, { recursive: true });
+      const path = join(dir, 'indicator_period_data_comment.json');
+      const comments = JSON.parse(readFileSync(path, 'utf8')) as Row[];
+      at(comments, 1).created_at = '2024-01-15T09:30:00.123456Z';
+      at(comments, 4).created_at = '2024-07-01T01:00:00-05:00';
+      writeFileSync(path, JSON.stringify(comments));
+      await importRecords(connection, readDataset(dir), { replace: true });
+      const out = scratch();
+      await exportDataset(connection, out, 'Europe/Stockholm');
+      assert.equal(readFileSync(join(out, 'indicator_period_data_comment.json'), 'utf8'), readFileSync(join(FIXTURE, 'indicator_period_data_comment.json'), 'utf8'));
+      const utc = scratch();
+      await exportDataset(connection, utc, 'UTC');
+      const rendered = JSON.parse(readFileSync(join(utc, 'indicator_period_data_comment.json'), 'utf8')) as Row[];
+      assert.deepEqual(rendered.map((comment) => comment.created_at), ['2024-01-15T09:30:00.123456Z', '2024-03-31T00:59:59Z', null, '2024-07-01T06:00:00Z']);
+    });
+  });
+}
