@@ -9,10 +9,10 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { TABLES } from './resources/index.js';
-import { connect, type Connection } from './store/connect.js';
+import { connect, isDatabaseUnavailable, type Connection } from './store/connect.js';
 import { exportDataset, readDataset } from './store/dataset-files.js';
 import { ImportError, importRecords, type DatasetSource } from './store/import.js';
-import { migrate } from './store/migrations.js';
+import { migrate, schemaGate } from './store/migrations.js';
 
 const USAGE = `usage: rsr-api <command>
   serve [--demo]                 start the API on PORT (default 8000); --demo fills an empty database with demo data
@@ -61,13 +61,23 @@ async function loadDemo(connection: Connection, scale: number, seed: number, rep
 }
 
 async function serve(config: Config, withDemo: boolean): Promise<void> {
-  const connection = await open(config);
-  const projects = await connection.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
-  if (withDemo && Number(projects.count) === 0) await loadDemo(connection, 1, 1, false);
-  const app = buildApp({ connection, timeZone: config.timeZone, trustProxy: config.trustProxy });
+  const connection = connect(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const schemaReady = schemaGate(connection);
+  let records = 'database unavailable: answering 503 until it is back';
+  try {
+    await schemaReady();
+    const projects = await connection.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+    if (withDemo && Number(projects.count) === 0) await loadDemo(connection, 1, 1, false);
+    records = `${formatCount(await recordCount(connection))} records`;
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+  }
+  const app = buildApp({ connection, schemaReady, timeZone: config.timeZone, trustProxy: config.trustProxy });
   await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
-  say(`rsr-api listening on http://${shown}:${config.port}/rest/v1/ (${connection.dialect.name} ${connection.location}: ${formatCount(await recordCount(connection))} records)`);
+  say(`rsr-api listening on http://${shown}:${port}/rest/v1/ (${connection.dialect.name} ${connection.location}: ${records})`);
   const stop = async () => {
     await app.close();
     await connection.db.destroy();

@@ -162,6 +162,20 @@ for (const store of testStores()) {
       assert.deepEqual(answer.body, Object.fromEntries(names.map((name) => [name, `http://rsr.example.org/rest/v1/${name}/`])));
     });
 
+    test('undecodable paths and overlong ids are 404s', async () => {
+      for (const path of ['/rest/v1/keyword/%/', '/rest/v1/keyword/%ZZ', `/rest/v1/keyword/${'1'.repeat(600)}/`]) {
+        const answer = await request(server.base, path);
+        assert.equal(answer.status, 404, path);
+        assert.equal(answer.text, '{"detail":"Not found."}');
+        assert.equal(answer.headers.get('vary'), 'Accept');
+      }
+    });
+
+    test('a request that names no host (HTTP/1.0) gets links to the server itself', async () => {
+      const answer = await rawRequest(server.base, '/rest/v1/keyword/?limit=1', { headers: { host: '' } });
+      assert.equal(answer.body.next, `${server.base}/rest/v1/keyword/?limit=1&page=2`);
+    });
+
     test('hostile query strings get a clear answer, never a 500', async () => {
       const queries = ['page=%ZZ', 'ordering=%00', 'limit=%E2%80%AE', 'ordering=' + 'x,'.repeat(5000), '%=%', 'page[]=1', 'ordering[]=id'];
       for (const query of queries) {

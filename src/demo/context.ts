@@ -4,7 +4,7 @@ import { buildLexicon, type Lexicon } from './lexicon.js';
 import { FIELD_PLACES, shortCountryName, type Place } from './places.js';
 import { buildPlan, sizesFor, type Plan, type Sizes } from './plan.js';
 import { Rng, streamSeed, unit } from './random.js';
-import { CROPS, CROPS_ES, CROPS_FR, GROUPS } from './themes.js';
+import { COMMON_SENTENCES, CROPS, CROPS_ES, CROPS_FR, GROUPS, type Theme } from './themes.js';
 import { yearOf } from './time.js';
 
 export interface DemoContext {
@@ -57,9 +57,16 @@ export interface ProjectWords {
   placeName: string;
   country: string;
   crop: string;
+  /** The same crop in the project's language, for Spanish and French titles. */
+  cropLocal: string;
   firstYear: number;
   lastYear: number;
+  /** Sentences any project in this project's language could use (English plus its own language). */
+  common: readonly string[];
 }
+
+const [ENGLISH, SPANISH, FRENCH] = COMMON_SENTENCES;
+const COMMON_BY_LANGUAGE = [ENGLISH, [...ENGLISH, ...SPANISH], [...ENGLISH, ...FRENCH]];
 
 /** Words of a project, remembering the last one: generators visit projects in order. */
 export function projectWords(ctx: DemoContext): (project: number) => ProjectWords {
@@ -70,21 +77,24 @@ export function projectWords(ctx: DemoContext): (project: number) => ProjectWord
     if (words !== undefined && project === last) return words;
     const { plan } = ctx;
     const place = FIELD_PLACES[plan.place[project]];
-    const crops = [CROPS, CROPS_ES, CROPS_FR][plan.language[project]];
+    const localCrops = [CROPS, CROPS_ES, CROPS_FR][plan.language[project]];
+    const crop = unit(cropSeed, project);
     words = {
       place,
       placeName: place.name,
       country: ctx.shortCountry(place.country),
-      crop: crops[Math.floor(unit(cropSeed, project) * crops.length)],
+      crop: CROPS[Math.floor(crop * CROPS.length)],
+      cropLocal: localCrops[Math.floor(crop * localCrops.length)],
       firstYear: yearOf(plan.start[project]),
       lastYear: yearOf(plan.end[project]),
+      common: COMMON_BY_LANGUAGE[plan.language[project]],
     };
     last = project;
     return words;
   };
 }
 
-/** Fills {place}, {country}, {crop}, {group}, {n} and {year} of a template. */
+/** Fills {place}, {country}, {crop}, {crop_local}, {group}, {n} and {year} of a template. */
 export function fill(template: string, words: ProjectWords, rng: Rng): string {
   if (!template.includes('{')) return template;
   return template.replace(/\{(\w+)\}/g, (_, key: string) => {
@@ -92,12 +102,26 @@ export function fill(template: string, words: ProjectWords, rng: Rng): string {
       case 'place': return words.placeName;
       case 'country': return words.country;
       case 'crop': return words.crop;
+      case 'crop_local': return words.cropLocal;
       case 'group': return rng.pick(GROUPS);
       case 'n': return String(rng.chance(0.5) ? rng.between(2, 60) : rng.between(10, 250) * 10);
       case 'year': return String(rng.between(words.firstYear, Math.max(words.firstYear, words.lastYear)));
       default: return key;
     }
   });
+}
+
+/** A few sentences of a project's theme, as a description or an update's text. */
+export function sentences(theme: Theme, words: ProjectWords, rng: Rng, min: number, max: number): string {
+  const count = rng.between(min, max);
+  const chosen: string[] = [];
+  // A few draws may repeat a sentence; skipping repeats is enough, the count need not be exact.
+  for (let i = 0; i < count; i++) {
+    const sentence = rng.chance(0.7) ? rng.pick(theme.sentences) : rng.pick(words.common);
+    if (!chosen.includes(sentence)) chosen.push(sentence);
+  }
+  const text = chosen.map((sentence) => fill(sentence, words, rng));
+  return text.join(text.length > 2 && rng.chance(0.3) ? '\n\n' : ' ');
 }
 
 /** Ids 1..count, for splits whose parents are plain ids. */

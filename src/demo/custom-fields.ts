@@ -1,7 +1,6 @@
 /** Project custom fields: the questions of an organisation's project form, answered per project. */
-import { ids, projectWords, stream, type DemoContext } from './context.js';
+import { ids, projectWords, sentences, stream, type DemoContext } from './context.js';
 import { asciiSlug } from './lexicon.js';
-import { sentences } from './projects.js';
 import { streamSeed, type Rng } from './random.js';
 import { split } from './split.js';
 import { THEMES } from './themes.js';

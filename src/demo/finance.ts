@@ -2,10 +2,9 @@
 import { ids, projectWords, stream, type DemoContext } from './context.js';
 import { MAX_PARTNERS, PROJECT_CURRENCIES } from './plan.js';
 import { REGION_OF_COUNTRY } from './places.js';
-import { pastDay } from './projects.js';
 import { streamSeed, Weighted, type Rng } from './random.js';
 import { split } from './split.js';
-import { dateText, yearOf } from './time.js';
+import { dateText, pastDay, yearOf } from './time.js';
 import { OTHER_BUDGET_NAMES } from './words.js';
 
 type Row = Record<string, unknown>;
@@ -24,6 +23,13 @@ function amount(rng: Rng, low: number, high: number): number {
   if (rng.chance(0.3)) return Math.round(value / 100) * 100;
   if (rng.chance(0.4)) return Math.round(value);
   return Math.round(value * 100) / 100;
+}
+
+/** A budget line: totals are large, a few items are corrections (negative), a few have no amount. */
+function budgetAmount(label: number | null, rng: Rng): number | null {
+  if (rng.chance(0.02)) return null;
+  if (rng.chance(0.005)) return -amount(rng, 50, 5000);
+  return label === 14 ? amount(rng, 20_000, 5_000_000) : amount(rng, 200, 500_000);
 }
 
 /** The item's own currency, or '' (then the project's currency applies), as the original stores it. */
@@ -54,7 +60,7 @@ export function* budgetItems(ctx: DemoContext): Generator<Row> {
       project,
       label,
       other_extra: label === 38 ? (rng.chance(0.9) ? rng.pick(OTHER_BUDGET_NAMES) : '') : rng.chance(0.6) ? null : '',
-      amount: rng.chance(0.02) ? null : rng.chance(0.005) ? -amount(rng, 50, 5000) : amount(rng, 200, label === 14 ? 5_000_000 : 500_000),
+      amount: budgetAmount(label, rng),
       type: BUDGET_TYPES.pick(rng),
       currency: currency(rng, PROJECT_CURRENCIES[plan.currency[project]]),
       status: BUDGET_STATUSES.pick(rng),

@@ -10,7 +10,8 @@ import { createContext, type DemoContext } from './context.js';
 import { projectCustomFields } from './custom-fields.js';
 import { budgetItems, transactions } from './finance.js';
 import { administrativeLocations, projectLocations, recipientRegions } from './locations.js';
-import { employments, organisations, users } from './organisations.js';
+import { organisations } from './organisations.js';
+import { employments, users } from './people.js';
 import { humanitarianScopes, keywords, links, partnerships, programs, projects, projectUpdates } from './projects.js';
 import {
   dataComments, dimensionNames, dimensionValues, disaggregationTargets, indicatorPeriodData, indicatorPeriods,

@@ -10,13 +10,21 @@ export interface Person {
   last: string;
 }
 
+export interface Addresses {
+  streets: string[];
+  secondary: string[];
+  postcodes: string[];
+}
+
+export type AddressLanguage = 'en' | 'es' | 'fr' | 'nl';
+
 export interface Lexicon {
   people: Person[];
   companies: string[];
-  streets: string[];
-  secondaryAddresses: string[];
-  postcodes: string[];
-  states: string[];
+  /** Real Spanish and French towns (faker's lists for those locales are real places). */
+  towns: string[];
+  /** Street addresses as written in each language (a Dutch address in Amsterdam, a French one in Dakar). */
+  addresses: Record<AddressLanguage, Addresses>;
 }
 
 /** Locales of the people in the demo and how many of each; a few write their names in other scripts. */
@@ -30,7 +38,6 @@ const COMPANY_LOCALES: readonly [string, LocaleDefinition, number][] = [
   ['ru', ru, 8], ['zh_CN', zh_CN, 8],
 ];
 
-const ADDRESS_LOCALES: readonly [string, LocaleDefinition][] = [['en', en], ['es', es], ['fr', fr], ['nl', nl]];
 
 function fakerFor(seed: number, name: string, locale: LocaleDefinition): Faker {
   const faker = new Faker({ locale: [locale, en, base] });
@@ -54,22 +61,28 @@ export function buildLexicon(seed: number): Lexicon {
     const faker = fakerFor(seed, `company:${name}`, locale);
     companies.push(...times(count, () => faker.company.name()).filter((company) => company.length <= 60));
   }
-  const streets: string[] = [];
-  const secondaryAddresses: string[] = [];
-  const postcodes: string[] = [];
-  const states: string[] = [];
-  for (const [name, locale] of ADDRESS_LOCALES) {
-    const faker = fakerFor(seed, `address:${name}`, locale);
-    streets.push(...times(150, () => faker.location.streetAddress()));
-    secondaryAddresses.push(...times(25, () => faker.location.secondaryAddress()));
-    postcodes.push(...times(75, () => faker.location.zipCode()));
-    states.push(...times(40, () => faker.location.state()));
-  }
-  // The pools are built locale by locale; shuffle so a uniform pick mixes them.
   const rng = new Rng(streamSeed(seed, 'lexicon'));
+  // The pools are built locale by locale; shuffle so a uniform pick mixes them.
   shuffle(people, rng);
-  for (const pool of [companies, streets, secondaryAddresses, postcodes, states]) shuffle(pool, rng);
-  return { people, companies, streets, secondaryAddresses, postcodes, states };
+  shuffle(companies, rng);
+  const addresses = (name: AddressLanguage, locale: LocaleDefinition): Addresses => {
+    const faker = fakerFor(seed, `address:${name}`, locale);
+    return {
+      streets: times(150, () => faker.location.streetAddress()),
+      secondary: times(25, () => faker.location.secondaryAddress()),
+      postcodes: times(75, () => faker.location.zipCode()),
+    };
+  };
+  const towns = [es, fr].flatMap((locale, i) => {
+    const faker = fakerFor(seed, `towns:${i}`, locale);
+    return [...new Set(times(400, () => faker.location.city()))].sort();
+  });
+  return {
+    people,
+    companies,
+    towns,
+    addresses: { en: addresses('en', en), es: addresses('es', es), fr: addresses('fr', fr), nl: addresses('nl', nl) },
+  };
 }
 
 function shuffle<T>(items: T[], rng: Rng): void {

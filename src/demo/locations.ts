@@ -1,7 +1,6 @@
 /** Where projects work: project locations, their administrative units, and recipient regions. */
 import { facts, ids, projectWords, stream, type DemoContext } from './context.js';
-import { near } from './organisations.js';
-import { REGION_OF_COUNTRY } from './places.js';
+import { near, REGION_OF_COUNTRY } from './places.js';
 import { streamSeed, Weighted, type Rng } from './random.js';
 import { split, type Child } from './split.js';
 
@@ -97,6 +96,7 @@ export function* recipientRegions(ctx: DemoContext): Generator<Row> {
     seed: streamSeed(ctx.seed, 'split:recipient_region'),
     weight: (_, r) => (r.chance(0.32) ? REGION_COUNTS.pick(r) : 0),
     capped: true,
+    fallback: (_, r) => REGION_COUNTS.pick(r),
   });
   let regions: string[] = [];
   let tenths: number[] = [];

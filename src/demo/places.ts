@@ -3,6 +3,8 @@
  * approximate coordinates and, for some, the name as written locally (the non-Latin text of the demo).
  */
 
+import type { Rng } from './random.js';
+
 export interface Place {
   name: string;
   country: string;
@@ -139,10 +141,42 @@ export const REGION_OF_COUNTRY: Readonly<Record<string, string>> = {
 /** How people write a country in a title: the code list's formal names are awkward there. */
 const SHORT_COUNTRY_NAMES: Readonly<Record<string, string>> = {
   TZ: 'Tanzania', CI: 'Côte d’Ivoire', CD: 'DR Congo', BO: 'Bolivia', VN: 'Vietnam', LA: 'Laos',
-  PS: 'Palestine', GB: 'the United Kingdom', US: 'the United States',
+  PS: 'Palestine', GB: 'United Kingdom', US: 'United States',
 };
 
 /** A country's everyday name, from its code-list name: 'Niger (The)' → 'Niger'. */
 export function shortCountryName(code: string, listName: string): string {
   return SHORT_COUNTRY_NAMES[code] ?? listName.replace(/\s*\(.*\)$/, '').replace(/,.*$/, '');
+}
+
+/** The state, province or region a place lies in, where addresses usually name one. */
+export const STATE_OF_PLACE: Readonly<Record<string, string>> = {
+  Nairobi: 'Nairobi County', Kisumu: 'Kisumu County', Mombasa: 'Mombasa County', Kampala: 'Central Region',
+  Gulu: 'Northern Region', 'Dar es Salaam': 'Dar es Salaam Region', Arusha: 'Arusha Region', 'Bahir Dar': 'Amhara',
+  Bogotá: 'Cundinamarca', Medellín: 'Antioquia', Popayán: 'Cauca', Lima: 'Lima', Cusco: 'Cusco', Cajamarca: 'Cajamarca',
+  'La Paz': 'La Paz', Cochabamba: 'Cochabamba', Quetzaltenango: 'Quetzaltenango', Matagalpa: 'Matagalpa',
+  Kathmandu: 'Bagmati', Pokhara: 'Gandaki', Dhaka: 'Dhaka Division', Khulna: 'Khulna Division',
+  Yogyakarta: 'DI Yogyakarta', Kupang: 'Nusa Tenggara Timur', Davao: 'Davao del Sur', Huế: 'Thừa Thiên Huế',
+  Ouagadougou: 'Centre', 'Bobo-Dioulasso': 'Hauts-Bassins', Ségou: 'Ségou', Thiès: 'Thiès', 'Saint-Louis': 'Saint-Louis',
+  Tamale: 'Northern Region', Kumasi: 'Ashanti', Kano: 'Kano State', Lagos: 'Lagos State', Goma: 'Nord-Kivu',
+  Marrakech: 'Marrakech-Safi', Amsterdam: 'Noord-Holland', Utrecht: 'Utrecht', 'Den Haag': 'Zuid-Holland',
+  Wageningen: 'Gelderland', Genève: 'Genève', Zürich: 'Zürich', Bonn: 'Nordrhein-Westfalen', Ottawa: 'Ontario',
+  Washington: 'District of Columbia', 'New York': 'New York',
+};
+
+const SPANISH_SPEAKING = new Set(['CO', 'PE', 'BO', 'EC', 'HN', 'NI', 'GT', 'SV', 'PY', 'ES']);
+const FRENCH_SPEAKING = new Set(['SN', 'BF', 'ML', 'NE', 'CI', 'BJ', 'TG', 'CD', 'BI', 'HT', 'MG', 'MA', 'FR', 'BE', 'CH']);
+
+/** The language addresses and names of a country are mostly written in, among those of the demo. */
+export function languageOfCountry(country: string): 'en' | 'es' | 'fr' | 'nl' {
+  if (country === 'NL') return 'nl';
+  if (SPANISH_SPEAKING.has(country)) return 'es';
+  if (FRENCH_SPEAKING.has(country)) return 'fr';
+  return 'en';
+}
+
+/** Coordinates near a place, always with a fractional part (a whole number would read as an integer). */
+export function near(value: number, spread: number, rng: Rng): number {
+  const x = Math.round((value + (rng.float() * 2 - 1) * spread) * 10000) / 10000;
+  return Number.isInteger(x) ? x + 0.0001 : x;
 }

@@ -3,7 +3,7 @@
  * project that many entities need (theme, place, currency, dates, partners, dimensions, form).
  * Kept in typed arrays, one slot per project, so memory stays small even at scale 100.
  */
-import { FIELD_PLACES } from './places.js';
+import { FIELD_PLACES, languageOfCountry } from './places.js';
 import { Rng, Weighted, streamSeed } from './random.js';
 import { THEMES } from './themes.js';
 import { dayOf, TODAY } from './time.js';
@@ -46,8 +46,6 @@ const CURRENCY_WEIGHTS = new Weighted([76, 16, 2, 1, 1, 2, 1, 1].map((weight, i)
 
 /** 0 English, 1 Spanish, 2 French: the language a project's partner writes its titles in. */
 export type Language = 0 | 1 | 2;
-const SPANISH = new Set(['CO', 'PE', 'BO', 'EC', 'HN', 'NI', 'GT', 'SV', 'PY']);
-const FRENCH = new Set(['BF', 'ML', 'NE', 'SN', 'CI', 'BJ', 'TG', 'CD', 'BI', 'MG', 'HT', 'MA']);
 
 /** Roles of partners besides the reporting one: 1 funding, 2 accountable, 3 extending, 4 implementing. */
 const PARTNER_ROLES = new Weighted<number>([[1, 30], [2, 15], [3, 10], [4, 45]]);
@@ -87,12 +85,6 @@ export interface Plan {
   form: Int8Array;
   forms: CustomFieldSlot[][];
 }
-
-const PROGRAM_NAMES = [
-  'WASH Alliance', 'Food Security Programme', 'Inclusive Finance Programme', 'Climate Resilience Programme',
-  'Girls’ Education Programme', 'Health Systems Strengthening', 'Voice for Change', 'Sustainable Water Fund',
-  'Connect4Change', 'Programa de Agua y Saneamiento', 'Programme Eau et Assainissement', 'Green Livelihoods Alliance',
-];
 
 export function buildPlan(seed: number, sizes: Sizes, countryName: (code: string) => string): Plan {
   const rng = new Rng(streamSeed(seed, 'plan'));
@@ -140,14 +132,20 @@ export function buildPlan(seed: number, sizes: Sizes, countryName: (code: string
 }
 
 function languageOf(country: string, rng: Rng): Language {
-  if (SPANISH.has(country)) return rng.chance(0.7) ? 1 : 0;
-  if (FRENCH.has(country)) return rng.chance(0.6) ? 2 : 0;
+  const language = languageOfCountry(country);
+  if (language === 'es') return rng.chance(0.7) ? 1 : 0;
+  if (language === 'fr') return rng.chance(0.6) ? 2 : 0;
   return 0;
+}
+
+/** How many organisations are the big ones that report most projects: the first tenth by id. */
+export function reportingOrganisations(organisations: number): number {
+  return Math.max(1, Math.round(organisations * 0.1));
 }
 
 /** One reporting partner, usually one of the few big reporting organisations, plus 1–3 others. */
 function pickPartners(plan: Plan, p: number, rng: Rng): void {
-  const reporting = Math.max(1, Math.round(plan.organisations * 0.1));
+  const reporting = reportingOrganisations(plan.organisations);
   const count = Math.min(plan.organisations, 1 + rng.between(1, 3));
   const slot = p * MAX_PARTNERS;
   for (let k = 0; k < count; k++) {
@@ -165,18 +163,21 @@ function pickPartners(plan: Plan, p: number, rng: Rng): void {
   }
 }
 
-const DIMENSION_COUNT = new Weighted([[0, 25], [1, 19], [2, 30], [3, 19], [4, 7]] as const);
+const DIMENSION_COUNT = new Weighted([[0, 15], [1, 22], [2, 33], [3, 21], [4, 9]] as const);
 
 function pickDimensions(plan: Plan, p: number, rng: Rng, nextName: number, nextValue: number): [number, number] {
   const count = DIMENSION_COUNT.pick(rng);
   plan.firstDimensionName[p] = nextName;
   plan.firstDimensionValue[p] = nextValue;
   let values = 0;
+  let bySex = false;
   for (let k = 0; k < count; k++) {
     let dimension = rng.int(DIMENSIONS.length);
-    while (plan.dimensions.subarray(p * MAX_DIMENSIONS, p * MAX_DIMENSIONS + k).includes(dimension)) {
+    const taken = plan.dimensions.subarray(p * MAX_DIMENSIONS, p * MAX_DIMENSIONS + k);
+    while (taken.includes(dimension) || (bySex && DIMENSIONS[dimension].sex === true)) {
       dimension = (dimension + 1) % DIMENSIONS.length;
     }
+    bySex ||= DIMENSIONS[dimension].sex === true;
     plan.dimensions[p * MAX_DIMENSIONS + k] = dimension;
     values += DIMENSIONS[dimension].values.length;
   }
@@ -228,6 +229,6 @@ function buildPrograms(plan: Plan, rng: Rng, countryName: (code: string) => stri
       }
     }
     const country = countryName(FIELD_PLACES[plan.place[root]].country);
-    plan.programs.push({ id: root, title: `${rng.pick(PROGRAM_NAMES)} ${country}` });
+    plan.programs.push({ id: root, title: `${rng.pick(THEMES[plan.theme[root]].programs)} ${country}` });
   }
 }

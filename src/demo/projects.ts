@@ -1,37 +1,19 @@
 /** Projects and what hangs directly off them: programs, partners, links, keywords, updates, scopes. */
-import { fill, ids, projectWords, stream, type DemoContext, type ProjectWords } from './context.js';
+import { fill, ids, projectWords, sentences, stream, type DemoContext, type ProjectWords } from './context.js';
 import { asciiSlug } from './lexicon.js';
 import { MAX_PARTNERS, PROJECT_CURRENCIES } from './plan.js';
 import { streamSeed, Weighted, type Rng } from './random.js';
 import { split } from './split.js';
-import { COMMON_SENTENCES, THEMES, type Theme } from './themes.js';
-import { dateText, officeMoment, timestampText, TODAY } from './time.js';
-import { AKVOPEDIA_TOPICS, HUMANITARIAN_SCOPES, KEYWORDS, LINK_CAPTIONS, UPDATE_TITLES } from './words.js';
+import { THEMES, type Theme } from './themes.js';
+import { dateText, officeMoment, pastDay, timestampText, TODAY } from './time.js';
+import { AKVOPEDIA_TOPICS, HUMANITARIAN_SCOPES, KEYWORDS, LINK_CAPTIONS, UPDATE_TITLES, type LinkKind } from './words.js';
 
 type Row = Record<string, unknown>;
-
-/** The index of the emergency theme in THEMES: humanitarian scopes belong to its projects. */
-const EMERGENCY_THEME = 7;
 
 function title(theme: Theme, language: number, words: ProjectWords, rng: Rng): string {
   const pool = language === 1 && rng.chance(0.7) ? theme.titlesEs : language === 2 && rng.chance(0.7) ? theme.titlesFr : theme.titles;
   const text = fill(rng.pick(pool), words, rng);
   return rng.chance(0.08) ? `${text}${rng.pick([' – Phase II', ' – Phase 2', ' (extension)', ' – pilot'])}` : text;
-}
-
-/** A few sentences of a project's theme, as a description or an update's text. */
-export function sentences(theme: Theme, words: ProjectWords, rng: Rng, min: number, max: number): string {
-  const count = rng.between(min, max);
-  const parts: string[] = [];
-  for (let i = 0; i < count; i++) parts.push(fill(rng.chance(0.7) ? rng.pick(theme.sentences) : rng.pick(COMMON_SENTENCES), words, rng));
-  return parts.join(count > 2 && rng.chance(0.3) ? '\n\n' : ' ');
-}
-
-/** A day in [from, to] that is not after today (records of the past). */
-export function pastDay(rng: Rng, from: number, to: number): number {
-  const last = Math.min(to, TODAY);
-  const first = Math.min(from, last);
-  return rng.between(first, last);
 }
 
 export function* projects(ctx: DemoContext): Generator<Row> {
@@ -114,19 +96,25 @@ export function* links(ctx: DemoContext): Generator<Row> {
   for (const { id, parent: project } of children) {
     if (rng.chance(0.15)) {
       const topic = rng.pick(AKVOPEDIA_TOPICS);
-      yield { id, project, kind: 'A', url: `https://akvopedia.org/wiki/${topic}`, caption: rng.chance(0.8) ? `Akvopedia: ${topic.replace(/_/g, ' ')}` : '' };
+      const caption = rng.chance(0.8) ? `Akvopedia: ${topic.replace(/_/g, ' ')}` : '';
+      yield { id, project, kind: 'A', url: `https://akvopedia.org/wiki/${topic}`, caption };
       continue;
     }
-    const caption = rng.pick(LINK_CAPTIONS);
+    const [caption, kind] = rng.pick(LINK_CAPTIONS);
     const slug = asciiSlug(`${wordsOf(project).placeName} ${caption || 'project'}`, '-');
-    const url = rng.pick([
-      `https://www.example.org/projects/${project}/${slug}`,
-      `https://www.youtube.com/watch?v=${token(rng, 11)}`,
-      `https://www.flickr.com/photos/akvo/albums/${rng.between(10_000_000, 99_999_999)}`,
-      `https://drive.google.com/file/d/${token(rng, 28)}/view`,
-      `https://akvo.org/blog/${slug}/`,
-    ]);
+    const url = externalUrl(kind, project, slug, rng);
     yield { id, project, kind: 'E', url, caption };
+  }
+}
+
+function externalUrl(kind: LinkKind, project: number, slug: string, rng: Rng): string {
+  switch (kind) {
+    case 'website': return `https://www.example.org/projects/${project}/${slug}`;
+    case 'document': return `https://www.example.org/documents/${slug}-${rng.between(2010, 2024)}.pdf`;
+    case 'photos': return `https://www.flickr.com/photos/akvo/albums/${rng.between(10_000_000, 99_999_999)}`;
+    case 'video': return `https://www.youtube.com/watch?v=${token(rng, 11)}`;
+    case 'news': return `https://akvo.org/blog/${slug}/`;
+    case 'dashboard': return `https://dashboards.example.org/${slug}`;
   }
 }
 
@@ -174,20 +162,32 @@ export function* humanitarianScopes(ctx: DemoContext): Generator<Row> {
     parents: () => ids(plan.projects),
     total: ctx.sizes.humanitarian_scope,
     seed: streamSeed(ctx.seed, 'split:humanitarian_scope'),
-    weight: (project, r) => (r.chance(plan.theme[project] === EMERGENCY_THEME ? 0.25 : 0.003) ? r.between(1, 2) : 0),
+    weight: (project, r) => (r.chance(THEMES[plan.theme[project]].humanitarian ? 0.25 : 0.003) ? r.between(1, 2) : 0),
     capped: true,
+    fallback: (_, r) => r.between(1, 2),
   });
   for (const { id, parent: project } of children) {
     const scope = rng.pick(HUMANITARIAN_SCOPES);
     const vocabulary = SCOPE_VOCABULARIES.pick(rng);
-    const code = vocabulary === '1-2' ? scope.glide : vocabulary === '2-1' ? scope.appeal : vocabulary === '99' ? `EMG-${rng.between(2010, 2024)}-${rng.between(1, 40)}` : '';
+    // A GLIDE number (1-2), an appeal code (2-1), the reporting organisation's own code (99), or none.
+    let code = '';
+    let uri = '';
+    if (vocabulary === '1-2') {
+      code = scope.glide;
+      if (rng.chance(0.4)) uri = 'https://glidenumber.net/glide/public/search/search.jsp';
+    } else if (vocabulary === '2-1') {
+      code = scope.appeal;
+    } else if (vocabulary === '99') {
+      code = `EMG-${rng.between(2010, 2024)}-${rng.between(1, 40)}`;
+      uri = 'https://www.example.org/emergencies';
+    }
     yield {
       id,
       project,
       code,
       type: vocabulary === '2-1' ? '2' : vocabulary === '' ? rng.pick(['', '1']) : '1',
       vocabulary,
-      vocabulary_uri: vocabulary === '1-2' && rng.chance(0.4) ? 'https://glidenumber.net/glide/public/search/search.jsp' : vocabulary === '99' ? 'https://www.example.org/emergencies' : '',
+      vocabulary_uri: uri,
       text: scope.text,
     };
   }

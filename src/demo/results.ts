@@ -1,10 +1,9 @@
 /** Results frameworks: results, indicators, periods, reported data, dimensions, targets, comments. */
-import { fill, projectWords, stream, type DemoContext } from './context.js';
+import { facts, fill, projectWords, sentences, stream, type DemoContext } from './context.js';
 import { MAX_DIMENSIONS } from './plan.js';
-import { sentences } from './projects.js';
 import { streamSeed, Weighted, type Rng } from './random.js';
 import { split } from './split.js';
-import { COMMON_SENTENCES, THEMES } from './themes.js';
+import { THEMES } from './themes.js';
 import { DAY_SECONDS, dateText, timestampText, TODAY, yearOf } from './time.js';
 import {
   commentTree, dataMoments, dataStatus, dataTree, indicatorKinds, indicatorTree, periodDates, periodTree,
@@ -13,6 +12,10 @@ import {
 import { DATA_COMMENTS, DIMENSIONS } from './words.js';
 
 type Row = Record<string, unknown>;
+
+const TARGET_COMMENTS = [
+  'Revised after the midterm review.', 'Based on the baseline survey.', 'Cumulative target.', 'Meta ajustada con el socio local.',
+];
 
 const RESULT_TYPES = new Weighted<string>([['1', 40], ['2', 35], ['3', 15], ['9', 10]]);
 
@@ -25,19 +28,22 @@ function cents(value: number): number {
 function indicatorNumber(kind: IndicatorKind, share: number, rng: Rng): number {
   if (kind.percentage) return Math.round(Math.min(100, share * 100 * (0.5 + rng.float())) * 10) / 10;
   const value = kind.magnitude * share * (0.5 + rng.float());
-  return kind.magnitude >= 100 || rng.chance(0.7) ? Math.round(value) : cents(value);
+  return kind.fractional ? cents(value) : Math.round(value);
 }
 
 export function* results(ctx: DemoContext): Generator<Row> {
   const rng = stream(ctx, 'result');
   const wordsOf = projectWords(ctx);
+  const firstTitle = facts(ctx, 'result:title');
   for (const { id, parent: project, index } of resultTree(ctx)) {
     const theme = THEMES[ctx.plan.theme[project]];
     const words = wordsOf(project);
+    // Consecutive titles of the theme from a random start: a project's results differ.
+    const title = theme.results[(Math.floor(firstTitle(project) * theme.results.length) + index) % theme.results.length];
     yield {
       id,
       project,
-      title: fill(rng.pick(theme.results), words, rng),
+      title: fill(title, words, rng),
       description: rng.chance(0.55) ? sentences(theme, words, rng, 1, 2) : '',
       type: RESULT_TYPES.pick(rng),
       order: index,
@@ -59,7 +65,7 @@ export function* indicators(ctx: DemoContext): Generator<Row> {
       id: indicator.id,
       result: indicator.parent.id,
       title: kind.qualitative ? QUALITATIVE_INDICATORS[kind.title] : fill(theme.indicators[kind.title], words, rng),
-      description: rng.chance(0.5) ? fill(rng.pick(COMMON_SENTENCES), words, rng) : '',
+      description: rng.chance(0.5) ? fill(rng.pick(words.common), words, rng) : '',
       type: kind.qualitative ? 2 : 1,
       measure: kind.percentage ? '2' : '1',
       ascending: rng.chance(0.92),
@@ -75,6 +81,7 @@ export function* indicatorPeriods(ctx: DemoContext): Generator<Row> {
   const rng = stream(ctx, 'indicator_period');
   const kindOf = indicatorKinds(ctx);
   const datesOf = periodDates(ctx);
+  const wordsOf = projectWords(ctx);
   for (const period of periodTree(ctx)) {
     const kind = kindOf(period.parent);
     const dates = datesOf(period);
@@ -87,8 +94,8 @@ export function* indicatorPeriods(ctx: DemoContext): Generator<Row> {
       period_end: dates === null ? null : dateText(dates[1]),
       target_value: !kind.qualitative && rng.chance(0.85) ? String(indicatorNumber(kind, share, rng)) : '',
       actual_value: !kind.qualitative && past && rng.chance(0.75) ? String(indicatorNumber(kind, share, rng)) : '',
-      target_comment: rng.chance(0.15) ? rng.pick(['Revised after the midterm review.', 'Based on the baseline survey.', 'Cumulative target.', 'Meta ajustada con el socio local.']) : '',
-      actual_comment: past && rng.chance(0.2) ? rng.pick(COMMON_SENTENCES) : '',
+      target_comment: rng.chance(0.15) ? rng.pick(TARGET_COMMENTS) : '',
+      actual_comment: past && rng.chance(0.2) ? rng.pick(wordsOf(projectOfPeriod(period)).common) : '',
     };
   }
 }

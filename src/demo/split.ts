@@ -50,6 +50,11 @@ export interface SplitSpec<P> {
   seed: number;
   weight: (parent: P, rng: Rng) => number;
   capped?: boolean;
+  /**
+   * Capped splits only: weights to use instead when `weight` cannot hold the total, which happens
+   * in tiny datasets (a handful of projects that happen to have no recipient regions).
+   */
+  fallback?: (parent: P, rng: Rng) => number;
   /** Where to remember the weight sum, so a walk repeated by other entities skips the first pass. */
   memo?: Map<string, number>;
   memoKey?: string;
@@ -60,8 +65,7 @@ interface Weights {
   parents: number;
 }
 
-function weights<P>(spec: SplitSpec<P>): Weights {
-  const key = spec.memoKey;
+function weights<P>(spec: SplitSpec<P>, weight: SplitSpec<P>['weight'], key: string | undefined): Weights {
   const known = key === undefined ? undefined : spec.memo?.get(key);
   const knownParents = key === undefined ? undefined : spec.memo?.get(`${key}:parents`);
   if (known !== undefined && knownParents !== undefined) return { sum: known, parents: knownParents };
@@ -69,7 +73,7 @@ function weights<P>(spec: SplitSpec<P>): Weights {
   let sum = 0;
   let parents = 0;
   for (const parent of spec.parents()) {
-    sum += spec.weight(parent, rng);
+    sum += weight(parent, rng);
     parents++;
   }
   if (key !== undefined) {
@@ -81,8 +85,13 @@ function weights<P>(spec: SplitSpec<P>): Weights {
 
 /** Children with ids 1, 2, … in parent order; `spec.total` of them (fewer only when capped). */
 export function* split<P>(spec: SplitSpec<P>): Generator<Child<P>> {
-  const { sum, parents } = weights(spec);
   const capped = spec.capped ?? false;
+  let weight = spec.weight;
+  let { sum, parents } = weights(spec, weight, spec.memoKey);
+  if (capped && sum < spec.total && spec.fallback !== undefined) {
+    weight = spec.fallback;
+    ({ sum, parents } = weights(spec, weight, spec.memoKey === undefined ? undefined : `${spec.memoKey}:fallback`));
+  }
   // In tiny datasets every weight may come out 0 (say, all periods in the future); rather than
   // leave the entity empty, spread the children evenly.
   const even = sum === 0 && !capped;
@@ -90,8 +99,8 @@ export function* split<P>(spec: SplitSpec<P>): Generator<Child<P>> {
   const rng = new Rng(spec.seed);
   let id = 0;
   for (const parent of spec.parents()) {
-    const weight = spec.weight(parent, rng);
-    const count = splitter.next(even ? 1 : weight);
+    const w = weight(parent, rng);
+    const count = splitter.next(even ? 1 : w);
     for (let index = 0; index < count; index++) {
       id++;
       yield { id, parent, index, siblings: count };

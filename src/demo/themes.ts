@@ -1,10 +1,14 @@
 /**
  * What projects are about. A project has one theme, and its title, results, indicators and texts
  * come from that theme's phrases, so a record reads like it belongs with its neighbours.
- * Placeholders: {place}, {country}, {group}, {n}, {year}, {crop}.
+ * Placeholders: {place}, {country}, {group}, {n}, {year}, {crop}; {crop_local} in Spanish and French.
  */
 
 export interface Theme {
+  /** Names of programs of this theme (a program's title adds its country). */
+  programs: readonly string[];
+  /** Emergency work: its projects may have humanitarian scopes. */
+  humanitarian?: true;
   titles: readonly string[];
   /** Titles in Spanish and French, for projects run by Latin American and West African partners. */
   titlesEs: readonly string[];
@@ -17,6 +21,7 @@ export interface Theme {
 
 export const THEMES: readonly Theme[] = [
   {
+    programs: ['WASH Alliance', 'Sustainable Water Fund', 'Programa de Agua y Saneamiento', 'Programme Eau et Assainissement'],
     titles: [
       'Safe drinking water for rural communities in {place}',
       'WASH in Schools – {place}',
@@ -53,6 +58,7 @@ export const THEMES: readonly Theme[] = [
     ],
   },
   {
+    programs: ['Girls’ Education Programme', 'Education for All'],
     titles: [
       'Quality primary education in {place}',
       'Girls’ education and retention in {country}',
@@ -62,7 +68,7 @@ export const THEMES: readonly Theme[] = [
       'Digital skills for young people in {place}',
     ],
     titlesEs: ['Educación de calidad para niñas y niños de {place}', 'Formación técnica para jóvenes en {country}'],
-    titlesFr: ['Éducation de base de qualité à {place}', 'Formation professionnelle des jeunes au {country}'],
+    titlesFr: ['Éducation de base de qualité à {place}', 'Formation professionnelle des jeunes – {country}'],
     results: [
       'Improved learning outcomes in primary schools',
       'More girls complete secondary education',
@@ -87,6 +93,7 @@ export const THEMES: readonly Theme[] = [
     ],
   },
   {
+    programs: ['Health Systems Strengthening', 'Healthy Mothers Programme'],
     titles: [
       'Maternal and newborn health in {place}',
       'Community health workers for {country}',
@@ -95,7 +102,7 @@ export const THEMES: readonly Theme[] = [
       'Strengthening primary health care in {place}',
     ],
     titlesEs: ['Salud materna e infantil en {place}', 'Promotores comunitarios de salud en {country}'],
-    titlesFr: ['Santé maternelle et infantile à {place}', 'Renforcement des centres de santé communautaire au {country}'],
+    titlesFr: ['Santé maternelle et infantile à {place}', 'Renforcement des centres de santé communautaire – {country}'],
     results: [
       'Improved access to maternal health services',
       'Reduced incidence of malaria among children under five',
@@ -120,6 +127,7 @@ export const THEMES: readonly Theme[] = [
     ],
   },
   {
+    programs: ['Food Security Programme', 'Green Livelihoods Alliance'],
     titles: [
       'Climate-smart agriculture for {group} in {place}',
       'Improving {crop} value chains in {country}',
@@ -128,8 +136,8 @@ export const THEMES: readonly Theme[] = [
       'Irrigation and horticulture for {group}, {country}',
       'Dairy development in {place}',
     ],
-    titlesEs: ['Cadena de valor del {crop} en {place}', 'Seguridad alimentaria para familias campesinas de {place}'],
-    titlesFr: ['Sécurité alimentaire et nutrition à {place}', 'Filière {crop} durable au {country}'],
+    titlesEs: ['Cadena de valor del {crop_local} en {place}', 'Seguridad alimentaria para familias campesinas de {place}'],
+    titlesFr: ['Sécurité alimentaire et nutrition à {place}', 'Filière {crop_local} durable, {country}'],
     results: [
       'Increased yields of {crop} among participating farmers',
       'Farmers’ cooperatives sell collectively to buyers',
@@ -155,6 +163,7 @@ export const THEMES: readonly Theme[] = [
     ],
   },
   {
+    programs: ['Inclusive Finance Programme', 'Youth Employment Programme'],
     titles: [
       'Inclusive finance for {group} in {country}',
       'Village savings and loan associations in {place}',
@@ -163,7 +172,7 @@ export const THEMES: readonly Theme[] = [
       'Women’s economic empowerment in {place}',
     ],
     titlesEs: ['Emprendimiento juvenil en {place}', 'Microfinanzas para mujeres rurales de {country}'],
-    titlesFr: ['Autonomisation économique des femmes à {place}', 'Épargne et crédit communautaires au {country}'],
+    titlesFr: ['Autonomisation économique des femmes à {place}', 'Épargne et crédit communautaires – {country}'],
     results: [
       'Increased income of participating households',
       'Savings groups provide access to small loans',
@@ -187,6 +196,7 @@ export const THEMES: readonly Theme[] = [
     ],
   },
   {
+    programs: ['Climate Resilience Programme', 'Energy Access Programme'],
     titles: [
       'Renewable energy for rural health centres in {country}',
       'Solar home systems for {group} in {place}',
@@ -196,7 +206,7 @@ export const THEMES: readonly Theme[] = [
       'Community forest management in {place}',
     ],
     titlesEs: ['Energía solar para comunidades aisladas de {place}', 'Restauración de bosques en {place}'],
-    titlesFr: ['Énergie solaire pour les centres de santé au {country}', 'Gestion communautaire des forêts à {place}'],
+    titlesFr: ['Énergie solaire pour les centres de santé – {country}', 'Gestion communautaire des forêts à {place}'],
     results: [
       'Households have access to clean and affordable energy',
       'Reduced deforestation in the project area',
@@ -220,6 +230,7 @@ export const THEMES: readonly Theme[] = [
     ],
   },
   {
+    programs: ['Voice for Change', 'Power of Voices Partnership'],
     titles: [
       'Strengthening civil society in {country}',
       'Inclusive local governance in {place}',
@@ -229,7 +240,7 @@ export const THEMES: readonly Theme[] = [
       'Gender equality and women’s leadership in {country}',
     ],
     titlesEs: ['Derechos de las mujeres indígenas en {place}', 'Gobernanza local participativa en {country}'],
-    titlesFr: ['Gouvernance locale inclusive à {place}', 'Droits fonciers des femmes au {country}'],
+    titlesFr: ['Gouvernance locale inclusive à {place}', 'Droits fonciers des femmes – {country}'],
     results: [
       'Civil society organisations influence local policies',
       'Citizens participate in local budget planning',
@@ -254,6 +265,8 @@ export const THEMES: readonly Theme[] = [
     ],
   },
   {
+    programs: ['Emergency Response Programme', 'Relief Alliance'],
+    humanitarian: true,
     titles: [
       'Emergency response for displaced families in {place}',
       'Cash assistance for {group} in {country}',
@@ -297,25 +310,33 @@ export const CROPS = [
   'potato', 'honey', 'tea', 'banana',
 ];
 
-export const CROPS_ES = ['café', 'cacao', 'maíz', 'arroz', 'quinua', 'frijol', 'papa', 'plátano'];
+export const CROPS_ES = ['café', 'cacao', 'maíz', 'arroz', 'frijol', 'plátano', 'banano', 'algodón'];
 export const CROPS_FR = ['cacao', 'maïs', 'riz', 'sorgho', 'anacarde', 'karité', 'mil', 'niébé'];
 
-/** Sentences any project could have, to pad descriptions and updates. */
-export const COMMON_SENTENCES = [
-  'The project is implemented together with local partner organisations.',
-  'A baseline study was carried out in the first quarter.',
-  'The midterm review recommended focusing on fewer districts.',
-  'Progress was slower than planned because of the rainy season.',
-  'Activities were adapted after the COVID-19 restrictions were lifted.',
-  'All data are collected on smartphones and reviewed monthly.',
-  'The steering committee meets twice a year to review progress.',
-  'Local authorities were involved from the start to ensure ownership.',
-  'The project contributes to SDG 5 and SDG 6.',
-  'Lessons learned are shared with other programmes in the region.',
-  'Inflation increased the cost of materials considerably.',
-  'An external evaluation is planned for the final year.',
-  'Le projet est mis en œuvre avec des associations locales.',
-  'Les activités ont repris après la saison des pluies.',
-  'El proyecto trabaja con organizaciones comunitarias y autoridades locales.',
-  'La evaluación intermedia se realizó en colaboración con la municipalidad.',
+/** Sentences any project could have, to pad descriptions and updates: English, Spanish, French. */
+export const COMMON_SENTENCES: readonly (readonly string[])[] = [
+  [
+    'The project is implemented together with local partner organisations.',
+    'A baseline study was carried out in the first quarter.',
+    'The midterm review recommended focusing on fewer districts.',
+    'Progress was slower than planned because of the rainy season.',
+    'Activities were adapted after the COVID-19 restrictions were lifted.',
+    'All data are collected on smartphones and reviewed monthly.',
+    'The steering committee meets twice a year to review progress.',
+    'Local authorities were involved from the start to ensure ownership.',
+    'The project contributes to SDG 5 and SDG 6.',
+    'Lessons learned are shared with other programmes in the region.',
+    'Inflation increased the cost of materials considerably.',
+    'An external evaluation is planned for the final year.',
+  ],
+  [
+    'El proyecto trabaja con organizaciones comunitarias y autoridades locales.',
+    'La evaluación intermedia se realizó en colaboración con la municipalidad.',
+    'Las lluvias retrasaron las obras durante dos meses.',
+  ],
+  [
+    'Le projet est mis en œuvre avec des associations locales.',
+    'Les activités ont repris après la saison des pluies.',
+    'Les comités de gestion se réunissent chaque mois.',
+  ],
 ];

@@ -2,8 +2,9 @@
  * Dates and timestamps of the demo. Everything is relative to a fixed "today" so that a seed gives
  * the same dataset next year; days are integers (days since 1970-01-01) until they are written.
  */
+import type { Rng } from './random.js';
 
-const DAY_SECONDS = 86400;
+export const DAY_SECONDS = 86400;
 
 /** Days since 1970-01-01 of a calendar date. */
 export function dayOf(year: number, month: number, day: number): number {
@@ -35,24 +36,31 @@ export function yearOf(day: number): number {
 
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 
-/** Start and end (UTC seconds) of summer time in a year, by the EU rule: last Sundays of March and October, 01:00 UTC. */
-const summerTimes = new Map<number, [number, number]>();
-
 function lastSunday(year: number, month: number): number {
   const last = dayOf(year, month + 1, 0);
   // Day 0 (1970-01-01) was a Thursday, so (day + 4) % 7 is 0 on Sundays.
   return last - ((last + 4) % 7);
 }
 
+// Summer time by the EU rule (in force since 1996, before any demo date): from the last Sunday of
+// March to the last Sunday of October, 01:00 UTC. Tabled once per year: this runs per timestamp.
+const FIRST_YEAR = 1970;
+const LAST_YEAR = 2100;
+const yearStarts: number[] = [];
+const summerStarts: number[] = [];
+const summerEnds: number[] = [];
+for (let year = FIRST_YEAR; year <= LAST_YEAR + 1; year++) {
+  yearStarts.push(dayOf(year, 1, 1) * DAY_SECONDS);
+  summerStarts.push(lastSunday(year, 3) * DAY_SECONDS + 3600);
+  summerEnds.push(lastSunday(year, 10) * DAY_SECONDS + 3600);
+}
+
 /** Minutes east of UTC in Europe/Stockholm, the service's default zone (decision D4). */
 function stockholmOffset(seconds: number): number {
-  const year = new Date(seconds * 1000).getUTCFullYear();
-  let summer = summerTimes.get(year);
-  if (summer === undefined) {
-    summer = [lastSunday(year, 3) * DAY_SECONDS + 3600, lastSunday(year, 10) * DAY_SECONDS + 3600];
-    summerTimes.set(year, summer);
-  }
-  return seconds >= summer[0] && seconds < summer[1] ? 120 : 60;
+  let i = Math.min(LAST_YEAR - FIRST_YEAR, Math.max(0, Math.floor(seconds / 31556952)));
+  while (i > 0 && seconds < yearStarts[i]) i--;
+  while (i < LAST_YEAR - FIRST_YEAR && seconds >= yearStarts[i + 1]) i++;
+  return seconds >= summerStarts[i] && seconds < summerEnds[i] ? 120 : 60;
 }
 
 /**
@@ -74,4 +82,9 @@ export function officeMoment(day: number, fraction: number): number {
   return day * DAY_SECONDS + 7 * 3600 + Math.floor(fraction * 12 * 3600);
 }
 
-export { DAY_SECONDS };
+/** A day in [from, to] that is not after today (records of the past). */
+export function pastDay(rng: Rng, from: number, to: number): number {
+  const last = Math.min(to, TODAY);
+  const first = Math.min(from, last);
+  return rng.between(first, last);
+}

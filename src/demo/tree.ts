@@ -96,6 +96,8 @@ export interface IndicatorKind {
   title: number;
   /** Typical size of the indicator's numbers: 10, 100, 1,000 or 10,000. */
   magnitude: number;
+  /** Amounts and averages take decimals; counts of people and things do not. */
+  fractional: boolean;
 }
 
 export const QUALITATIVE_INDICATORS = [
@@ -112,17 +114,25 @@ export function indicatorKinds(ctx: DemoContext): (indicator: IndicatorNode) => 
   const qualitative = facts(ctx, 'indicator:qualitative');
   const title = facts(ctx, 'indicator:title');
   const magnitude = facts(ctx, 'indicator:magnitude');
+  // Periods and data of one indicator come one after another: remember the last answer.
+  let last: IndicatorNode | undefined;
+  let kind: IndicatorKind | undefined;
   return (indicator) => {
+    if (indicator === last && kind !== undefined) return kind;
     const theme = THEMES[ctx.plan.theme[indicator.parent.parent]];
     const isQualitative = qualitative(indicator.id) < 0.12;
     const titles = isQualitative ? QUALITATIVE_INDICATORS : theme.indicators;
-    const index = Math.floor(title(indicator.id) * titles.length);
-    return {
+    // Consecutive titles from a start drawn per result, so the indicators of a result differ.
+    const index = (Math.floor(title(indicator.parent.id) * titles.length) + indicator.index) % titles.length;
+    last = indicator;
+    kind = {
       qualitative: isQualitative,
       percentage: !isQualitative && /^(Percentage|%)/.test(titles[index]),
       title: index,
       magnitude: 10 ** (1 + Math.floor(magnitude(indicator.id) * 4)),
+      fractional: /Average|Volume|Total|Tonnes/.test(titles[index]),
     };
+    return kind;
   };
 }
 

@@ -33,18 +33,19 @@ export const MINOR_WORDS = new Set([
   'y', 'en', 'van', 'voor', 'het', '&', '–', '-',
 ]);
 
-/** Organisation long names by kind; {surname}, {place}, {country}, {crop}, {company}, {word}. */
+/** Organisation long names by kind; {surname}, {place}, {country}, {crop}, {crop_es}, {company}, {word}. */
 export const ORGANISATION_PATTERNS = {
   ngo: [
     '{place} Water Trust', 'Friends of {place}', '{surname} Foundation', 'Community Action for Development {place}',
     '{country} Rural Development Network', 'Women in Development {country}', 'Youth for Change {place}',
     '{place} Farmers Association', 'Hope for {place}', 'Pamoja Community Initiative {place}',
     'Umoja Women Group {place}', '{word} Foundation', 'Stichting {word}', 'Stichting {surname}',
-    'Fundación {surname}', 'Fundación {word}', 'Asociación de Productores de {crop} de {place}',
+    'Fundación {surname}', 'Fundación {word}', 'Asociación de Productores de {crop_es} de {place}',
     'Red de Mujeres Rurales de {place}', 'Association {surname} pour le Développement',
     'Groupement des Femmes de {place}', 'Union des Coopératives de {place}', 'Eau Vive {country}',
     'Réseau Santé Communautaire {country}', '{word} International', '{word} Alliance {country}',
-    'Centre for Sustainable Livelihoods {place}', '{place} Children’s Centre',
+    'Centre for Sustainable Livelihoods {place}', '{place} Children’s Centre', 'Stichting Vrienden van {place}',
+    'Association des Amis de {place}', 'Asociación Civil {word}', '{surname} Family Foundation', 'Fondation {surname}',
   ],
   government: [
     'Ministry of Water and Sanitation, {country}', 'Ministry of Agriculture, {country}',
@@ -74,16 +75,17 @@ export const NAME_WORDS = [
 ];
 
 /** Groups of the indicator dimensions: a name and its values. */
-export const DIMENSIONS: readonly { name: string; values: readonly string[] }[] = [
-  { name: 'Gender', values: ['Female', 'Male'] },
-  { name: 'Sex', values: ['Women', 'Men', 'Other'] },
+export const DIMENSIONS: readonly { name: string; values: readonly string[]; sex?: true }[] = [
+  // A project splits by sex at most once: the dimensions marked `sex` exclude each other.
+  { name: 'Gender', values: ['Female', 'Male'], sex: true },
+  { name: 'Sex', values: ['Women', 'Men', 'Other'], sex: true },
   { name: 'Age group', values: ['Under 15', '15–24', '25–49', '50 and over'] },
   { name: 'Location', values: ['Urban', 'Rural', 'Peri-urban'] },
   { name: 'Disability', values: ['With disability', 'Without disability'] },
   { name: 'Beneficiary type', values: ['Farmers', 'Traders', 'Processors', 'Students'] },
   { name: 'School level', values: ['Pre-primary', 'Primary', 'Secondary', 'Tertiary'] },
-  { name: 'Género', values: ['Mujeres', 'Hombres'] },
-  { name: 'Sexe', values: ['Femmes', 'Hommes'] },
+  { name: 'Género', values: ['Mujeres', 'Hombres'], sex: true },
+  { name: 'Sexe', values: ['Femmes', 'Hommes'], sex: true },
   { name: 'Household head', values: ['Female-headed', 'Male-headed', 'Child-headed'] },
   { name: 'Displacement status', values: ['Host community', 'Refugees', 'Internally displaced'] },
   { name: 'Youth', values: ['Youth (15–35)', 'Adults (36+)'] },
@@ -189,10 +191,14 @@ export const UPDATE_TITLES = [
   'Visite de terrain à {place}', 'Quarterly update', 'Cooperative elects new board', 'Rains delay activities',
 ];
 
-export const LINK_CAPTIONS = [
-  'Project website', 'Baseline report (PDF)', 'Midterm evaluation', 'Photo album', 'Video: voices from the field',
-  'Project factsheet', 'Annual report', 'Partner website', 'News article', 'Final evaluation report',
-  'Data dashboard', 'Informe final', 'Rapport annuel', '',
+export type LinkKind = 'website' | 'document' | 'photos' | 'video' | 'news' | 'dashboard';
+
+/** Captions of external links and what they point to; some links have no caption. */
+export const LINK_CAPTIONS: readonly (readonly [caption: string, kind: LinkKind])[] = [
+  ['Project website', 'website'], ['Partner website', 'website'], ['', 'website'], ['Baseline report (PDF)', 'document'],
+  ['Midterm evaluation', 'document'], ['Project factsheet', 'document'], ['Annual report', 'document'],
+  ['Final evaluation report', 'document'], ['Informe final', 'document'], ['Rapport annuel', 'document'], ['', 'document'],
+  ['Photo album', 'photos'], ['Video: voices from the field', 'video'], ['News article', 'news'], ['Data dashboard', 'dashboard'],
 ];
 
 export const AKVOPEDIA_TOPICS = [

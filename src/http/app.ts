@@ -1,12 +1,15 @@
 /** The Fastify application: resource routes, the API root, and the answers every route shares. */
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { RESOURCES } from '../resources/index.js';
-import type { Connection } from '../store/connect.js';
-import { ApiError } from './errors.js';
+import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
+import { ApiError, databaseUnavailable } from './errors.js';
 import { registerResource, takesTrailingSlash } from './routes.js';
+import { origin, redirectWithSlash, splitUrl } from './url.js';
 
 export interface AppOptions {
   connection: Connection;
+  /** Resolves once the schema is current; requests wait for it (503 while the database is away). */
+  schemaReady?: () => Promise<void>;
   timeZone: string;
   trustProxy?: boolean;
   logger?: boolean;
@@ -21,6 +24,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     trustProxy: options.trustProxy ?? false,
     bodyLimit: BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 500 },
+    // A path that cannot be decoded, or a segment too long to be an id, names nothing here.
+    frameworkErrors: (error, request, reply) => {
+      void (reply as unknown as FastifyReply).code(404).header('vary', 'Accept').send({ detail: 'Not found.' });
+    },
   });
 
   // http.md: every response carries Vary: Accept; JSON is application/json without a charset.
@@ -31,18 +38,19 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return payload;
   });
 
+  const schemaReady = options.schemaReady;
+  if (schemaReady) app.addHook('onRequest', async () => schemaReady());
+
   for (const resource of RESOURCES) registerResource(app, resource, options);
 
   app.get('/rest/v1/', async (request) => {
     const names = RESOURCES.map((resource) => resource.name).sort();
-    return Object.fromEntries(names.map((name) => [name, `${request.protocol}://${request.host}/rest/v1/${name}/`]));
+    return Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]));
   });
 
   app.setNotFoundHandler(async (request, reply) => {
-    const [path, query] = splitUrl(request.url);
-    if (!path.endsWith('/') && takesTrailingSlash(path, RESOURCES)) {
-      return reply.code(301).header('location', `${path}/${query}`).send();
-    }
+    const [path] = splitUrl(request.url);
+    if (!path.endsWith('/') && takesTrailingSlash(path, RESOURCES)) return redirectWithSlash(request, reply);
     return reply.code(404).send({ detail: 'Not found.' });
   });
 
@@ -50,6 +58,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (error instanceof ApiError) {
       if (!error.withRouteHeaders) reply.removeHeader('allow');
       return reply.code(error.status).send(error.body);
+    }
+    if (isDatabaseUnavailable(error)) {
+      const unavailable = databaseUnavailable();
+      reply.removeHeader('allow');
+      return reply.code(unavailable.status).header('retry-after', '1').send(unavailable.body);
     }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send({ detail: error.message });
@@ -59,9 +72,4 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   return app;
-}
-
-function splitUrl(url: string): [string, string] {
-  const index = url.indexOf('?');
-  return index === -1 ? [url, ''] : [url.slice(0, index), url.slice(index)];
 }

@@ -6,12 +6,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ANONYMOUS, type Resource } from '../resources/define.js';
 import { renderRecords } from '../resources/render.js';
 import { locatePage, pageLinks, parseListQuery } from '../query/list-query.js';
-import { parseQueryString, type QueryPairs } from '../query/params.js';
+import type { QueryPairs } from '../query/params.js';
 import { countRecords, lookupFor, oneRecord, pageRecords } from '../store/read.js';
 import type { Connection } from '../store/connect.js';
 import { invalidPage, methodNotAllowed, notAuthenticated, notFound } from './errors.js';
 import { chooseFormat } from './negotiate.js';
 import { pageSchema, recordSchema } from './schemas.js';
+import { baseUrl, queryPairs, redirectWithSlash } from './url.js';
 
 export const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
 export const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';
@@ -22,17 +23,6 @@ const DETAIL_SEGMENT = /^([^/.]+)(?:\.([a-z0-9]+))?$/;
 export interface RouteContext {
   connection: Connection;
   timeZone: string;
-}
-
-function queryPairs(request: FastifyRequest): QueryPairs {
-  const index = request.url.indexOf('?');
-  return parseQueryString(index === -1 ? '' : request.url.slice(index + 1));
-}
-
-/** The request's own absolute URL without its query (scheme and host as the client sent them). */
-function baseUrl(request: FastifyRequest): string {
-  const index = request.url.indexOf('?');
-  return `${request.protocol}://${request.host}${index === -1 ? request.url : request.url.slice(0, index)}`;
 }
 
 function requireJson(suffix: string | undefined, pairs: QueryPairs): void {
@@ -113,9 +103,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     // `/<id>` without slash or suffix is not a route of its own: Django's APPEND_SLASH redirects it.
     const slashed = url.endsWith('/');
     const redirect = async (request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) => {
-      if (slashed || request.params.segment.includes('.')) return;
-      const [path, query] = [request.url.split('?')[0], request.url.slice(request.url.split('?')[0].length)];
-      return reply.code(301).header('location', `${path}/${query}`).send();
+      if (!slashed && !request.params.segment.includes('.')) return redirectWithSlash(request, reply);
     };
     app.get(url, { onRequest: redirect, schema: { response: { 200: recordSchema(resource) } } }, detail);
     app.options(url, { onRequest: redirect }, async (request: FastifyRequest<{ Params: { segment: string } }>, reply) => {

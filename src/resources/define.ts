@@ -233,6 +233,14 @@ export function isStored(field: Field): field is StoredField {
   return field.kind === 'stored';
 }
 
+const storedFieldCache = new WeakMap<Entity, [string, StoredField][]>();
+
+/** The entity's stored fields in declaration order (computed once: import calls it per record). */
 export function storedFields(entity: Entity): [string, StoredField][] {
-  return Object.entries(entity.fields).filter((entry): entry is [string, StoredField] => isStored(entry[1]));
+  let fields = storedFieldCache.get(entity);
+  if (!fields) {
+    fields = Object.entries(entity.fields).filter((entry): entry is [string, StoredField] => isStored(entry[1]));
+    storedFieldCache.set(entity, fields);
+  }
+  return fields;
 }

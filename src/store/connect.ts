@@ -12,6 +12,8 @@ export type Database = Record<string, Record<string, unknown>>;
 export interface Connection {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** The embedded database's own handle, for bulk loads through prepared statements. */
+  sqlite?: SQLite.Database;
   /** Where the data lives, for messages (no password). */
   location: string;
 }
@@ -28,15 +30,43 @@ export function connect(url: string, options: ConnectOptions = {}): Connection {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: sqliteDialect, location: path };
+  database.pragma('cache_size = -65536'); // 64 MiB of pages
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: sqliteDialect, sqlite: database, location: path };
 }
 
 // Dates stay 'YYYY-MM-DD' text, as SQLite keeps them (1082 = date).
 pg.types.setTypeParser(1082, (value) => value);
 
 function connectPostgres(url: string, options: ConnectOptions): Connection {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // Fail fast rather than queue forever when the server is gone (answered as 503).
+    connectionTimeoutMillis: 3000,
+    query_timeout: 30_000,
+  });
+  // An idle connection the server dropped (restart, pg_terminate_backend) is discarded by the
+  // pool; without a listener its error would end the process.
+  pool.on('error', () => undefined);
+  // A connection dropped while in use fails its query (answered as 503); this keeps the
+  // connection's own error event from ending the process as well.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const parsed = new URL(url);
   parsed.password = '';
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: postgresDialect, location: parsed.toString() };
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
+  '57P01', '57P02', '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
+  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR',
+]);
+
+/** True for errors that mean "the database cannot be reached now", as opposed to a bad query. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/.test(error.message);
 }

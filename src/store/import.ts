@@ -71,6 +71,9 @@ async function remember(trx: Transaction<Database>, connection: Connection, book
 export async function importRecords(connection: Connection, sources: readonly DatasetSource[], options: ImportOptions = {}): Promise<Map<string, number>> {
   const byFile = new Map(sources.map((source) => [source.file, source]));
   const counts = new Map<string, number>();
+  // A bulk load touches every index page: give SQLite room to keep them in memory meanwhile.
+  const cacheSize = connection.sqlite?.pragma('cache_size', { simple: true });
+  connection.sqlite?.pragma('cache_size = -262144');
   await connection.db.transaction().execute(async (trx) => {
     const books = new Bookkeeping();
     if (options.replace) {
@@ -85,7 +88,7 @@ export async function importRecords(connection: Connection, sources: readonly Da
       const source = byFile.get(file);
       if (source) counts.set(file, await importFile(trx, connection, entity, source, books, options));
     }
-  });
+  }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));
   return counts;
 }
 
@@ -96,60 +99,92 @@ async function importFile(
   const batch: Row[] = [];
   const children = new Map<NestedCollection, Row[]>((entity.nested ?? []).map((nested) => [nested, []]));
   const selfReferences: { index: number; id: unknown; field: string; value: number }[] = [];
-  const size = batchSize(entity);
   let index = -1;
   let lastProgress = Date.now();
-
-  const flush = async () => {
-    await insertRows(trx, connection.dialect, entity, batch);
-    batch.length = 0;
-    for (const [nested, rows] of children) {
-      await insertRows(trx, connection.dialect, nested.entity, rows);
-      rows.length = 0;
-    }
+  const fail = (message: string, id?: unknown): never => {
+    throw new ImportError(`${source.label}[${index}]${id === undefined ? '' : ` (id ${JSON.stringify(id)})`}: ${message}`);
   };
 
-  for await (const input of source.records) {
-    index += 1;
-    const fail = (message: string, id?: unknown): never => {
-      throw new ImportError(`${source.label}[${index}]${id === undefined ? '' : ` (id ${JSON.stringify(id)})`}: ${message}`);
-    };
+  /** The record to store, or null when there is nothing to import (an identical seed report). */
+  const accept = (input: unknown): Row | null => {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) fail('is not a JSON object');
     const raw = input as Row;
     const id = raw.id;
     const { record, problems } = cleanRecord(entity, raw);
     if (problems.length) fail(`${problems[0].field} ${problems[0].message}`, id);
     if (entity === reports && books.existing.has(record.id)) {
-      // Identical to a stored definition (the seed's reports): nothing to import.
-      if (books.existing.get(record.id) === JSON.stringify(record)) continue;
+      if (books.existing.get(record.id) === JSON.stringify(record)) return null;
       fail('id is already used, by a different report in the database (import with --replace to replace it)', id);
     }
     if (!books.idsOf(entity.table).add(record.id)) {
       fail('id is already used, by an earlier record or in the database (import with --replace to replace its data)', id);
     }
     for (const [nested, rows] of children) rows.push(...nestedRecords(entity, nested, raw, books, fail));
-
     for (const [name, field] of storedFields(entity)) {
       const value = record[name];
       if (!field.references || value === null) continue;
+      // A project's parent may come later in the same file: checked at its end.
       if (field.references === entity.table) selfReferences.push({ index, id, field: name, value });
       else if (!books.idsOf(field.references).has(value)) fail(`${name} ${value} does not exist`, id);
     }
     checkUnique(entity, record, books, fail);
-    batch.push(record);
-    if (batch.length >= size) await flush();
-    if (options.progress && index % 1000 === 0 && Date.now() - lastProgress > PROGRESS_INTERVAL_MS) {
+    return record;
+  };
+
+  const flush = async () => {
+    await insertRows(connection, trx, entity, batch);
+    batch.length = 0;
+    for (const [nested, rows] of children) {
+      await insertRows(connection, trx, nested.entity, rows);
+      rows.length = 0;
+    }
+  };
+
+  for await (const chunk of inChunks(source.records, batchSize(entity))) {
+    for (const input of chunk) {
+      index += 1;
+      const record = accept(input);
+      if (record) batch.push(record);
+    }
+    await flush();
+    if (options.progress && Date.now() - lastProgress > PROGRESS_INTERVAL_MS) {
       lastProgress = Date.now();
-      options.progress(source.file, index);
+      options.progress(source.file, index + 1);
     }
   }
   for (const reference of selfReferences) {
     if (!books.idsOf(entity.table).has(reference.value)) {
-      throw new ImportError(`${source.label}[${reference.index}] (id ${JSON.stringify(reference.id)}): ${reference.field} ${reference.value} does not exist`);
+      index = reference.index;
+      fail(`${reference.field} ${reference.value} does not exist`, reference.id);
     }
   }
-  await flush();
   return index + 1;
+}
+
+/**
+ * Records in arrays of `size`: a generator's records are taken synchronously, a chunk at a time,
+ * instead of one awaited step per record; a file's stream is awaited as it arrives.
+ */
+async function* inChunks(records: AsyncIterable<unknown> | Iterable<unknown>, size: number): AsyncGenerator<unknown[]> {
+  let chunk: unknown[] = [];
+  if (Symbol.iterator in records) {
+    for (const record of records) {
+      chunk.push(record);
+      if (chunk.length === size) {
+        yield chunk;
+        chunk = [];
+      }
+    }
+  } else {
+    for await (const record of records) {
+      chunk.push(record);
+      if (chunk.length === size) {
+        yield chunk;
+        chunk = [];
+      }
+    }
+  }
+  if (chunk.length) yield chunk;
 }
 
 function checkUnique(entity: Entity, record: Row, books: Bookkeeping, fail: (message: string, id?: unknown) => never): void {

@@ -14,7 +14,7 @@ import { insertRows } from './write.js';
 interface Migration {
   version: number;
   name: string;
-  up(db: Transaction<Database>, dialect: Dialect): Promise<void>;
+  up(db: Transaction<Database>, connection: Connection): Promise<void>;
 }
 
 async function createTable(db: Transaction<Database>, dialect: Dialect, entity: Entity): Promise<void> {
@@ -39,15 +39,15 @@ const MIGRATIONS: Migration[] = [
   {
     version: 1,
     name: 'tables of every declared entity; the seed report definitions',
-    async up(db, dialect) {
-      for (const entity of TABLES) await createTable(db, dialect, entity);
-      await insertRows(db, dialect, reports, SEED_REPORTS);
+    async up(db, connection) {
+      for (const entity of TABLES) await createTable(db, connection.dialect, entity);
+      await insertRows(connection, db, reports, SEED_REPORTS);
     },
   },
 ];
 
 export async function migrate(connection: Connection): Promise<number[]> {
-  const { db, dialect } = connection;
+  const { db } = connection;
   await db.schema
     .createTable('schema_migration')
     .ifNotExists()
@@ -59,7 +59,7 @@ export async function migrate(connection: Connection): Promise<number[]> {
   for (const migration of MIGRATIONS) {
     if (done.has(migration.version)) continue;
     await db.transaction().execute(async (trx) => {
-      await migration.up(trx, dialect);
+      await migration.up(trx, connection);
       await trx.insertInto('schema_migration').values({ version: migration.version, name: migration.name }).execute();
     });
     applied.push(migration.version);
@@ -70,4 +70,22 @@ export async function migrate(connection: Connection): Promise<number[]> {
 export async function schemaVersion(db: Kysely<Database>): Promise<number> {
   const row = await sql<{ version: number | null }>`select max(version) as version from schema_migration`.execute(db);
   return row.rows[0]?.version ?? 0;
+}
+
+/**
+ * A check that the schema is current, run before requests: it migrates once the database
+ * answers (a service may start before its database) and then costs nothing.
+ */
+export function schemaGate(connection: Connection): () => Promise<void> {
+  let ready: Promise<void> | null = null;
+  return () => {
+    ready ??= migrate(connection).then(
+      () => undefined,
+      (error: unknown) => {
+        ready = null; // try again on the next request
+        throw error;
+      },
+    );
+    return ready;
+  };
 }

@@ -2,29 +2,62 @@
 import type { Kysely } from 'kysely';
 import { storedFields, type Entity, type Row } from '../resources/define.js';
 import { sortKey, sortKeyColumn } from '../text/sortkey.js';
-import type { Database } from './connect.js';
+import type SQLite from 'better-sqlite3';
+import type { Connection, Database } from './connect.js';
 import type { Dialect } from './dialect.js';
 
 /** SQLite allows 32,766 parameters per statement, PostgreSQL 65,535. */
 const MAX_PARAMETERS = 30_000;
 
-/** The columns of one record as stored: converted values plus the D7 sort keys of its text. */
-export function toColumns(entity: Entity, dialect: Dialect, record: Row): Row {
-  const columns: Row = {};
+/** The column names of an entity's table: its stored fields, each text one followed by its sort key. */
+export function columnNames(entity: Entity): string[] {
+  return storedFields(entity).flatMap(([name, field]) => (field.type === 'text' && field.orderable ? [name, sortKeyColumn(name)] : [name]));
+}
+
+/** One record's column values, in `columnNames` order: converted values plus D7 sort keys. */
+export function columnValues(entity: Entity, dialect: Dialect, record: Row): unknown[] {
+  const values: unknown[] = [];
   for (const [name, field] of storedFields(entity)) {
     const value = record[name] ?? null;
-    columns[name] = dialect.toDb(field, value);
-    if (field.type === 'text' && field.orderable) columns[sortKeyColumn(name)] = sortKey(value);
+    values.push(dialect.toDb(field, value));
+    if (field.type === 'text' && field.orderable) values.push(sortKey(value));
   }
-  return columns;
+  return values;
+}
+
+export function toColumns(entity: Entity, dialect: Dialect, record: Row): Row {
+  const names = columnNames(entity);
+  const values = columnValues(entity, dialect, record);
+  return Object.fromEntries(names.map((name, index) => [name, values[index]]));
 }
 
 export function batchSize(entity: Entity): number {
-  const columns = storedFields(entity).reduce((count, [, field]) => count + (field.type === 'text' && field.orderable ? 2 : 1), 0);
+  const columns = columnNames(entity).length;
   return Math.max(1, Math.min(1000, Math.floor(MAX_PARAMETERS / columns)));
 }
 
-export async function insertRows(db: Kysely<Database>, dialect: Dialect, entity: Entity, records: readonly Row[]): Promise<void> {
+const preparedInserts = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
+
+/** SQLite runs in-process: one prepared single-row statement beats compiling batches. */
+function sqliteInsert(handle: SQLite.Database, db: Kysely<Database>, entity: Entity): SQLite.Statement {
+  let statements = preparedInserts.get(handle);
+  if (!statements) preparedInserts.set(handle, (statements = new Map()));
+  let statement = statements.get(entity.table);
+  if (!statement) {
+    const placeholders = Object.fromEntries(columnNames(entity).map((column) => [column, null]));
+    statement = handle.prepare(db.insertInto(entity.table).values(placeholders).compile().sql);
+    statements.set(entity.table, statement);
+  }
+  return statement;
+}
+
+export async function insertRows(connection: Connection, db: Kysely<Database>, entity: Entity, records: readonly Row[]): Promise<void> {
+  const { dialect, sqlite } = connection;
+  if (sqlite && records.length > 0) {
+    const statement = sqliteInsert(sqlite, db, entity);
+    for (const record of records) statement.run(columnValues(entity, dialect, record));
+    return;
+  }
   const size = batchSize(entity);
   for (let start = 0; start < records.length; start += size) {
     const values = records.slice(start, start + size).map((record) => toColumns(entity, dialect, record));

@@ -4,9 +4,12 @@
  * (COLLATE "C") compare the same bytes: UTF-8 byte order is code point order.
  */
 const NON_SPACING_MARKS = /\p{Mn}/gu;
+const ASCII = /^[\x00-\x7f]*$/;
 
 export function sortKey(value: string | null): string | null {
   if (value === null) return null;
+  // ASCII has nothing to decompose or strip (most codes and many names).
+  if (ASCII.test(value)) return value.toLowerCase();
   return value.normalize('NFD').replace(NON_SPACING_MARKS, '').toLowerCase();
 }
 

@@ -6,19 +6,21 @@
 const INPUT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6})\d*)?)?(Z|[+-]\d{2}(?::?\d{2})?)$/;
 const CANONICAL = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})\.(\d{6})Z$/;
 
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+
 /** An ISO 8601 timestamp with an offset -> canonical UTC text; null when it is not one. */
 export function toCanonicalUtc(text: string): string | null {
   const match = INPUT.exec(text);
   if (!match) return null;
   const [, year, month, day, hour, minute, second = '00', fraction = '', zone] = match;
-  const fields = [year, month, day, hour, minute, second].map(Number);
-  const [y, mo, d, h, mi, s] = fields;
-  const local = Date.UTC(y, mo - 1, d, h, mi, s);
-  const check = new Date(local);
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) {
-    return null;
-  }
-  const instant = new Date(local - offsetMinutes(zone) * 60_000);
+  const [y, mo, d, h, mi, s] = [Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second)];
+  const days = mo === 2 && !isLeap(y) ? 28 : DAYS_IN_MONTH[mo - 1];
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59) return null;
+  const offset = offsetMinutes(zone);
+  if (offset === 0 && zone === 'Z' && fraction.length === 6 && text.length === 27) return text;
+  const instant = new Date(Date.UTC(y, mo - 1, d, h, mi, s) - offset * 60_000);
+  if (y < 100) instant.setUTCFullYear(instant.getUTCFullYear() - 1900);
   if (Number.isNaN(instant.getTime()) || instant.getUTCFullYear() < 1 || instant.getUTCFullYear() > 9999) return null;
   return `${instant.toISOString().slice(0, 19)}.${fraction.padEnd(6, '0')}Z`;
 }

@@ -1,0 +1,118 @@
+/**
+ * The demo dataset: deterministic, the seed's sizes at scale 1, valid (it goes through the real
+ * import), labels that agree with the code lists, and hidden projects really hidden.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { generateDemo } from '../src/demo/generate.js';
+import type { DatasetSource } from '../src/store/import.js';
+import { request, startServer, testStores, type TestServer } from './support/server.js';
+
+type Row = { [key: string]: unknown };
+
+function fingerprint(scale: number, seed: number): string {
+  const hash = createHash('sha256');
+  for (const { entity, records } of generateDemo({ scale, seed })) {
+    hash.update(entity);
+    for (const record of records) hash.update(JSON.stringify(record));
+  }
+  return hash.digest('hex');
+}
+
+function demoSources(scale: number, seed: number): DatasetSource[] {
+  return generateDemo({ scale, seed }).map(({ entity, records }) => ({ file: entity, label: entity, records }));
+}
+
+/** The code lists, read here from the shared copy, as the label oracle. */
+function codeNames(list: string): Map<string, string> {
+  const rows = JSON.parse(readFileSync(new URL(`../codelists/${list}.json`, import.meta.url), 'utf8')) as { code: string; name: string }[];
+  return new Map(rows.map((row) => [row.code, row.name]));
+}
+
+function label(list: string, code: unknown): string {
+  if (code === '') return '';
+  const name = codeNames(list).get(code as string);
+  return name === undefined ? (code as string) : `${code} - ${name}`;
+}
+
+describe('demo dataset generation', () => {
+  test('the same scale and seed give the same records; another seed others', () => {
+    assert.equal(fingerprint(0.05, 7), fingerprint(0.05, 7));
+    assert.notEqual(fingerprint(0.05, 7), fingerprint(0.05, 8));
+  });
+
+  test('scale 1 has the sizes the seed observed', () => {
+    const sizes = new Map(generateDemo({ scale: 1, seed: 1 }).map(({ entity, records }) => [entity, [...records].length]));
+    const observed = {
+      budget_item: 10437, transaction: 6790, indicator_period_data_comment: 10334, recipient_region: 273,
+      project_custom_field: 9318, administrative_location: 3743, link: 4858, disaggregation_target: 31459, keyword: 82,
+    };
+    for (const [entity, size] of Object.entries(observed)) assert.equal(sizes.get(entity), size, entity);
+  });
+
+  test('region percentages of each project sum to 100', () => {
+    const sums = new Map<unknown, number>();
+    for (const region of generateDemo({ scale: 1, seed: 1 }).find((source) => source.entity === 'recipient_region')?.records ?? []) {
+      sums.set(region.project, (sums.get(region.project) ?? 0) + Math.round((region.percentage as number) * 10));
+    }
+    assert.ok(sums.size > 50);
+    for (const [project, tenths] of sums) assert.equal(tenths, 1000, `project ${project}`);
+  });
+});
+
+for (const store of testStores()) {
+  describe(`demo dataset served (${store.name})`, () => {
+    let server: TestServer;
+    const projects = generateDemo({ scale: 1, seed: 1 }).find((source) => source.entity === 'project')?.records ?? [];
+    const hidden = new Set([...projects].filter((project) => !project.is_public || project.publishing_status !== 'published').map((project) => project.id));
+    before(async () => {
+      server = await startServer(store, demoSources(1, 1));
+    });
+    after(() => server.close());
+
+    test('some projects are private or unpublished, and none of their budget items is listed', async () => {
+      assert.ok(hidden.size > 20, `${hidden.size} hidden projects`);
+      const { body } = await request(server.base, '/rest/v1/budget_item/?limit=1000&page=last');
+      assert.ok(body.count < 10437 && body.count > 8000, `count ${body.count}`);
+      let url: string | null = `${server.base}/rest/v1/budget_item/?limit=1000`;
+      let seen = 0;
+      while (url) {
+        const page: { body: { next: string | null; results: Row[] } } = await request(url, '');
+        for (const item of page.body.results) assert.ok(!hidden.has(item.project), `budget item ${item.id}`);
+        seen += page.body.results.length;
+        url = page.body.next;
+      }
+      assert.equal(seen, body.count);
+    });
+
+    test('transaction labels agree with the code lists', async () => {
+      const { body } = await request(server.base, '/rest/v1/transaction/?limit=1000');
+      const lists = [['transaction_type', 'transaction_type'], ['aid_type', 'aid_type'], ['disbursement_channel', 'disbursement_channel'], ['finance_type', 'finance_type'], ['flow_type', 'flow_type'], ['tied_status', 'tied_status'], ['recipient_country', 'country'], ['recipient_region', 'region'], ['recipient_region_vocabulary', 'region_vocabulary']];
+      let coded = 0;
+      for (const record of body.results as Row[]) {
+        for (const [field, list] of lists) {
+          assert.equal(record[`${field}_label`], label(list, record[field]), `transaction ${record.id} ${field}`);
+          if (record[field] !== '') coded += 1;
+        }
+      }
+      assert.ok(coded > 1000);
+    });
+
+    test('budget item, region and location labels agree with the code lists', async () => {
+      for (const record of (await request(server.base, '/rest/v1/budget_item/?limit=1000')).body.results as Row[]) {
+        assert.equal(record.type_label, label('budget_type', record.type));
+        assert.equal(record.status_label, label('budget_status', record.status));
+        if (record.currency !== '') assert.equal(record.currency_label, label('currency', record.currency));
+      }
+      for (const record of (await request(server.base, '/rest/v1/recipient_region/?limit=1000')).body.results as Row[]) {
+        assert.equal(record.region_label, label('region', record.region));
+        assert.equal(record.vocabulary_label, label('region_vocabulary', record.region_vocabulary));
+      }
+      for (const record of (await request(server.base, '/rest/v1/administrative_location/?limit=1000')).body.results as Row[]) {
+        assert.equal(record.vocabulary_label, label('geographic_vocabulary', record.vocabulary));
+      }
+    });
+  });
+}

@@ -1,0 +1,146 @@
+/**
+ * PostgreSQL in production shape: several stateless instances on one database, and a database
+ * that goes away and comes back (503 meanwhile, never a 500 or a hang). Runs when
+ * TEST_POSTGRES_URL names a server (.ci/run sees to it).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { buildApp } from '../src/http/app.js';
+import { connect } from '../src/store/connect.js';
+import { readDataset } from '../src/store/dataset-files.js';
+import { importRecords } from '../src/store/import.js';
+import { migrate, schemaGate } from '../src/store/migrations.js';
+import { runCli, startCliServer, type RunningServer } from './support/cli.js';
+import { FIXTURE, request, startServer, testStores, type TestServer } from './support/server.js';
+
+const postgres = testStores().find((store) => store.name === 'postgres');
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('postgres: two instances on one database', { skip: !postgres }, () => {
+  let url: string;
+  let drop: () => Promise<void>;
+  let servers: RunningServer[] = [];
+  before(async () => {
+    ({ url, drop } = await (postgres ?? testStores()[0]).create());
+    const imported = await runCli(['import', FIXTURE], { DATABASE_URL: url });
+    assert.equal(imported.code, 0, imported.stderr);
+    servers = await Promise.all([startCliServer([], { DATABASE_URL: url }), startCliServer([], { DATABASE_URL: url })]);
+  });
+  after(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await drop();
+  });
+
+  test('both answer every list identically, and both see an import made meanwhile', async () => {
+    const paths = ['/rest/v1/', '/rest/v1/organisation/', '/rest/v1/budget_item/?ordering=-other_extra&limit=4&page=2', '/rest/v1/indicator_period_data_comment/', '/rest/v1/link/'];
+    const same = async () => {
+      for (const path of paths) {
+        const [a, b] = await Promise.all(servers.map((server) => request(server.base, path)));
+        assert.equal(a.status, 200);
+        assert.equal(a.text.replaceAll(servers[0].base, 'BASE'), b.text.replaceAll(servers[1].base, 'BASE'), path);
+      }
+    };
+    await same();
+    const dir = mkdtempSync(join(tmpdir(), 'rsr-more-'));
+    writeFileSync(join(dir, 'link.json'), JSON.stringify([{ id: 50, project: 2, kind: 'E', url: 'https://example.org/new', caption: 'New' }]));
+    const added = await runCli(['import', dir], { DATABASE_URL: url });
+    assert.equal(added.code, 0, added.stderr);
+    for (const server of servers) assert.equal((await request(server.base, '/rest/v1/link/')).body.count, 3);
+    await same();
+  });
+});
+
+describe('postgres: losing the database', { skip: !postgres }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(postgres ?? testStores()[0]);
+  });
+  after(() => server.close());
+
+  test('connections killed under load: every answer is 200 or 503, then all 200 again', async () => {
+    const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+    await admin.connect();
+    const [{ name: database }] = await server.connection.db.selectNoFrom((eb) => eb.fn<string>('current_database').as('name')).execute();
+    let killing = true;
+    const killer = (async () => {
+      let kills = 0;
+      while (killing) {
+        const result = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+        kills += result.rowCount ?? 0;
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+      return kills;
+    })();
+    const statuses = new Map<number, number>();
+    const worker = async () => {
+      for (let index = 0; index < 60; index += 1) {
+        const answer = await request(server.base, '/rest/v1/budget_item/?ordering=-amount', { signal: AbortSignal.timeout(10_000) });
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        if (answer.status === 503) assert.equal(answer.text, '{"detail":"Database unavailable"}');
+      }
+    };
+    await Promise.all(Array.from({ length: 6 }, worker));
+    killing = false;
+    const kills = await killer;
+    await admin.end();
+    assert.ok(kills > 0, 'connections were killed');
+    assert.deepEqual([...statuses.keys()].filter((status) => status !== 200 && status !== 503), [], JSON.stringify([...statuses]));
+    for (let index = 0; index < 20; index += 1) assert.equal((await request(server.base, '/rest/v1/budget_item/')).status, 200);
+  });
+
+  test('a service started before its database answers 503 at once, then recovers by itself', async () => {
+    const { url, drop } = await (postgres ?? testStores()[0]).create();
+    const prepared = connect(url);
+    await migrate(prepared);
+    await importRecords(prepared, readDataset(FIXTURE));
+    await prepared.db.destroy();
+
+    const port = await freePort();
+    const target = new URL(url);
+    const viaProxy = new URL(url);
+    viaProxy.port = String(port);
+    const connection = connect(viaProxy.toString());
+    const app = buildApp({ connection, schemaReady: schemaGate(connection), timeZone: 'Europe/Stockholm' });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const down = await request(base, '/rest/v1/keyword/');
+      assert.equal(down.status, 503);
+      assert.equal(down.text, '{"detail":"Database unavailable"}');
+      assert.ok(Date.now() - started < 3000, 'answers at once');
+
+      // The database appears on that port: a TCP relay to the real server.
+      const relay = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        client.pipe(upstream).pipe(client);
+        client.on('error', () => upstream.destroy());
+        upstream.on('error', () => client.destroy());
+      });
+      await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve));
+      try {
+        const up = await request(base, '/rest/v1/keyword/');
+        assert.equal(up.status, 200);
+        assert.equal(up.body.count, 3);
+      } finally {
+        await app.close();
+        await connection.db.destroy();
+        relay.close();
+      }
+    } finally {
+      await drop();
+    }
+  });
+});
