@@ -11,6 +11,7 @@ import { cleanRecord } from '../resources/validate.js';
 import type { Connection, Database } from './connect.js';
 import { IdSet } from './idset.js';
 import { fromColumns } from './read.js';
+import { createForeignKeyIndexes, dropForeignKeyIndexes } from './migrations.js';
 import { batchSize, insertRows } from './write.js';
 
 export class ImportError extends Error {}
@@ -73,7 +74,7 @@ export async function importRecords(connection: Connection, sources: readonly Da
   const counts = new Map<string, number>();
   // A bulk load touches every index page: give SQLite room to keep them in memory meanwhile.
   const cacheSize = connection.sqlite?.pragma('cache_size', { simple: true });
-  connection.sqlite?.pragma('cache_size = -262144');
+  connection.sqlite?.pragma('cache_size = -524288');
   await connection.db.transaction().execute(async (trx) => {
     const books = new Bookkeeping();
     if (options.replace) {
@@ -86,7 +87,12 @@ export async function importRecords(connection: Connection, sources: readonly Da
     await remember(trx, connection, books);
     for (const { file, entity } of DATASET_FILES) {
       const source = byFile.get(file);
-      if (source) counts.set(file, await importFile(trx, connection, entity, source, books, options));
+      if (!source) continue;
+      const tables = [entity, ...(entity.nested ?? []).map((nested) => nested.entity)];
+      const empty = tables.every((table) => books.idsOf(table.table).size === 0);
+      if (empty) for (const table of tables) await dropForeignKeyIndexes(trx, table);
+      counts.set(file, await importFile(trx, connection, entity, source, books, options));
+      if (empty) for (const table of tables) await createForeignKeyIndexes(trx, table);
     }
   }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));
   return counts;

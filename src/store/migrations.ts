@@ -27,12 +27,25 @@ async function createTable(db: Transaction<Database>, dialect: Dialect, entity: 
     if (field.type === 'text' && field.orderable) table = table.addColumn(sortKeyColumn(name), dialect.sortKeyType);
   }
   await table.execute();
-  // Foreign keys are looked up by page (expand) and joined for visibility.
-  for (const [name, field] of storedFields(entity)) {
-    if (field.references && name !== 'id') {
-      await db.schema.createIndex(`${entity.table}_${name}_idx`).on(entity.table).column(name).execute();
-    }
+  await createForeignKeyIndexes(db, entity);
+}
+
+/** Foreign keys are looked up by page (expand) and joined for visibility: each has an index. */
+function foreignKeyIndexes(entity: Entity): { name: string; column: string }[] {
+  return storedFields(entity)
+    .filter(([name, field]) => field.references && name !== 'id')
+    .map(([column]) => ({ name: `${entity.table}_${column}_idx`, column }));
+}
+
+export async function createForeignKeyIndexes(db: Kysely<Database>, entity: Entity): Promise<void> {
+  for (const index of foreignKeyIndexes(entity)) {
+    await db.schema.createIndex(index.name).ifNotExists().on(entity.table).column(index.column).execute();
   }
+}
+
+/** A bulk load into an empty table builds its indexes afterwards, in one sorted pass each. */
+export async function dropForeignKeyIndexes(db: Kysely<Database>, entity: Entity): Promise<void> {
+  for (const index of foreignKeyIndexes(entity)) await db.schema.dropIndex(index.name).ifExists().execute();
 }
 
 const MIGRATIONS: Migration[] = [
