@@ -14,6 +14,12 @@ export interface Dialect {
   fromDb(field: StoredField, value: unknown): unknown;
   /** The true literal, as the engine stores booleans. */
   readonly true: unknown;
+  /**
+   * Refresh planner statistics after a bulk load. PostgreSQL needs them (it otherwise guesses
+   * from empty tables and sorts whole lists for page 1); SQLite's heuristics already walk a
+   * list in id order and probe its project, which statistics talk it out of.
+   */
+  readonly analyzeAfterLoad: boolean;
   /** Column type of decision D7's sort keys: compared by code point (UTF-8 bytes), never by locale. */
   readonly sortKeyType: ColumnDataType | Expression<unknown>;
 }
@@ -26,6 +32,7 @@ export const sqliteDialect: Dialect = {
   name: 'sqlite',
   true: 1,
   sortKeyType: 'text', // SQLite's default BINARY collation compares bytes
+  analyzeAfterLoad: false,
   columnType(field) {
     switch (field.type) {
       case 'int': case 'bool': return 'integer';
@@ -52,6 +59,7 @@ export const postgresDialect: Dialect = {
   name: 'postgres',
   true: true,
   sortKeyType: sql`text collate "C"`,
+  analyzeAfterLoad: true,
   columnType(field): ColumnDataType | RawBuilder<unknown> {
     switch (field.type) {
       case 'int': return 'integer';

@@ -3,7 +3,7 @@
  * validated against its declaration and its references; the first problem stops the import
  * with a message naming the file, index, id and field, and nothing is written.
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { storedFields, type Entity, type NestedCollection, type Row } from '../resources/define.js';
 import { DATASET_FILES, TABLES } from '../resources/index.js';
 import reports from '../resources/reports.js';
@@ -95,6 +95,7 @@ export async function importRecords(connection: Connection, sources: readonly Da
       if (empty) for (const table of tables) await createForeignKeyIndexes(trx, table);
     }
   }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));
+  if (connection.dialect.analyzeAfterLoad) await sql`analyze`.execute(connection.db);
   return counts;
 }
 
