@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { codeLabel, codeName } from '../codelists/index.js';
 import { pythonFloat } from '../text/python.js';
-import { asc, attachOne, code, derived, fk, id, int, text, type Resource, type Row } from './define.js';
+import { attachOne, code, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.js';
 
 /** codelists/README.md: "Latitude: …, Longitude: …, Country: …" + " (name)"; 0 or null is missing. */
 function locationText(location: Row | null): string {
@@ -12,13 +12,10 @@ function locationText(location: Row | null): string {
   return `Latitude: ${latitude}, Longitude: ${longitude}, Country: ${country}${name}`;
 }
 
-const administrativeLocation: Resource = {
+const administrativeLocation = resource({
   name: 'administrative_location',
-  table: 'administrative_location',
   title: 'Administrative Location',
-  description: '',
-  defaultOrder: [asc('id')],
-  visibility: { kind: 'project', path: ['location', 'project'] },
+  visibility: ownedByProject('location', 'project'),
   fields: {
     id: id(),
     location: fk('project_location', { required: true }),
@@ -31,5 +28,5 @@ const administrativeLocation: Resource = {
   async expand(rows, lookup) {
     await attachOne(rows, lookup, 'location', 'project_location', '$location');
   },
-};
+});
 export default administrativeLocation;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { budgetItemLabels, codeLabel } from '../codelists/index.js';
 import { pythonThousands } from '../text/python.js';
-import { asc, attachOne, periodOrder, code, date, decimal, derived, fk, id, int, text, type Resource, type Row } from './define.js';
+import { attachOne, periodOrder, code, date, decimal, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.js';
 
 /** resources.md: the label's text; without one, RSR's "No budget item specified" rendering. */
 function labelText(row: Row): string {
@@ -11,13 +11,10 @@ function labelText(row: Row): string {
   return `No budget item specified${amount}${row.type === '2' ? ' (Revised)' : ''}`;
 }
 
-const budgetItem: Resource = {
+const budgetItem = resource({
   name: 'budget_item',
-  table: 'budget_item',
   title: 'Budget Item',
-  description: '',
-  defaultOrder: [asc('id')],
-  visibility: { kind: 'project', path: ['project'] },
+  visibility: ownedByProject('project'),
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -39,5 +36,5 @@ const budgetItem: Resource = {
   async expand(rows, lookup) {
     await attachOne(rows, lookup, 'project', 'project', '$project');
   },
-};
+});
 export default budgetItem;

@@ -122,6 +122,14 @@ export interface Resource extends Entity {
   readOnly?: boolean;
 }
 
+/** A resource with the usual defaults: table named as the list, no description, ordered by id. */
+export function resource(spec: Omit<Resource, 'table' | 'description' | 'defaultOrder'> & Partial<Pick<Resource, 'table' | 'description' | 'defaultOrder'>>): Resource {
+  return { table: spec.name, description: '', defaultOrder: [{ field: 'id', descending: false }], ...spec };
+}
+
+/** Visibility of records tied to a project through the foreign keys of `path`. */
+export const ownedByProject = (...path: string[]): Visibility => ({ kind: 'project', path });
+
 // ---- field builders ------------------------------------------------------------------------
 
 interface Options {

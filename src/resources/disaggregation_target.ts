@@ -1,13 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { asc, attachOne, decimal, derived, fk, id, Nullable, type Resource } from './define.js';
+import { attachOne, decimal, derived, fk, id, Nullable, ownedByProject, resource } from './define.js';
 
-const disaggregationTarget: Resource = {
+const disaggregationTarget = resource({
   name: 'disaggregation_target',
-  table: 'disaggregation_target',
   title: 'Disaggregation Target',
-  description: '',
-  defaultOrder: [asc('id')],
-  visibility: { kind: 'project', path: ['period', 'indicator', 'result', 'project'] },
+  visibility: ownedByProject('period', 'indicator', 'result', 'project'),
   fields: {
     id: id(),
     period: fk('indicator_period', { required: true }),
@@ -19,5 +16,5 @@ const disaggregationTarget: Resource = {
   async expand(rows, lookup) {
     await attachOne(rows, lookup, 'dimension_value', 'indicator_dimension_value', '$value');
   },
-};
+});
 export default disaggregationTarget;

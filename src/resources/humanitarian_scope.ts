@@ -1,15 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { codeLabel } from '../codelists/index.js';
-import { asc, code, derived, fk, id, text, type Resource } from './define.js';
+import { code, derived, fk, id, text, ownedByProject, resource } from './define.js';
 
 // Key order: what DRF's ModelSerializer(fields='__all__') gives RSR's serializer (resources.md).
-const humanitarianScope: Resource = {
+const humanitarianScope = resource({
   name: 'humanitarian_scope',
-  table: 'humanitarian_scope',
   title: 'Humanitarian Scope',
-  description: '',
-  defaultOrder: [asc('id')],
-  visibility: { kind: 'project', path: ['project'] },
+  visibility: ownedByProject('project'),
   fields: {
     id: id(),
     type_label: derived(Type.String(), (row) => codeLabel('humanitarian_scope_type', row.type)),
@@ -21,5 +18,5 @@ const humanitarianScope: Resource = {
     text: text({ maxLength: 1000 }),
     project: fk('project', { required: true }),
   },
-};
+});
 export default humanitarianScope;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { sortKey } from '../text/sortkey.js';
-import { attachOne, derived, desc, fk, id, text, timestamp, type Lookup, type Resource, type Row } from './define.js';
+import { attachOne, derived, desc, fk, id, text, timestamp, type Lookup, type Row, ownedByProject, resource } from './define.js';
 
 const ORGANISATION = Type.Object({
   id: Type.Integer(),
@@ -57,13 +57,11 @@ function userDetails(user: Row | null, signedIn: boolean): unknown {
   };
 }
 
-const indicatorPeriodDataComment: Resource = {
+const indicatorPeriodDataComment = resource({
   name: 'indicator_period_data_comment',
-  table: 'indicator_period_data_comment',
   title: 'Indicator Period Data Comment',
-  description: '',
   defaultOrder: [desc('id')],
-  visibility: { kind: 'project', path: ['data', 'period', 'indicator', 'result', 'project'] },
+  visibility: ownedByProject('data', 'period', 'indicator', 'result', 'project'),
   fields: {
     id: id(),
     data: fk('indicator_period_data', { required: true }),
@@ -78,5 +76,5 @@ const indicatorPeriodDataComment: Resource = {
     const users = [...new Map(rows.filter((row) => row.$user).map((row) => [row.$user.id, row.$user])).values()];
     await attachApprovedOrganisations(users, lookup);
   },
-};
+});
 export default indicatorPeriodDataComment;

@@ -1,10 +1,8 @@
-import { asc, id, text, url, type Resource } from './define.js';
+import { asc, id, text, url, resource } from './define.js';
 
-const keyword: Resource = {
+const keyword = resource({
   name: 'keyword',
-  table: 'keyword',
   title: 'Keyword',
-  description: '',
   defaultOrder: [asc('label')],
   visibility: { kind: 'public' },
   fields: {
@@ -12,5 +10,5 @@ const keyword: Resource = {
     label: text({ required: true, blank: false, maxLength: 100, unique: 'ci' }),
     logo: url({ null: true, maxLength: 255 }),
   },
-};
+});
 export default keyword;

@@ -1,12 +1,9 @@
-import { asc, fk, id, text, url, type Resource } from './define.js';
+import { fk, id, text, url, ownedByProject, resource } from './define.js';
 
-const link: Resource = {
+const link = resource({
   name: 'link',
-  table: 'link',
   title: 'Link',
-  description: '',
-  defaultOrder: [asc('id')],
-  visibility: { kind: 'project', path: ['project'] },
+  visibility: ownedByProject('project'),
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -14,5 +11,5 @@ const link: Resource = {
     url: url({ required: true, blank: false }),
     caption: text({ maxLength: 50 }),
   },
-};
+});
 export default link;

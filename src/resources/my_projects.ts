@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { bool, constant, date, derived, desc, id, Nullable, text, type Resource } from './define.js';
+import { bool, constant, date, derived, desc, id, Nullable, text, resource } from './define.js';
 
 /** The projects the caller can edit (resources.md). Read-only; anonymous callers get none. */
-const myProjects: Resource = {
+const myProjects = resource({
   name: 'my_projects',
   table: 'project',
   title: 'My Projects',
@@ -32,5 +32,5 @@ const myProjects: Resource = {
     primary_organisation: derived(Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), long_name: Type.String(), logo: Nullable(Type.String()) })), (row) => row.$primaryOrganisation ?? null),
     children_count: derived(Type.Integer(), (row) => row.$childrenCount ?? 0),
   },
-};
+});
 export default myProjects;

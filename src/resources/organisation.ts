@@ -3,7 +3,7 @@ import { codes } from '../codelists/index.js';
 import { pythonFloat } from '../text/python.js';
 import {
   asc, attachMany, bool, code, constant, derived, email, id, int, Nullable, text, timestamp, url,
-  type Resource, type Row, storedFields,
+  resource, storedFields, type Row,
 } from './define.js';
 import organisationLocation from './organisation_location.js';
 
@@ -22,9 +22,8 @@ const coordinate = (axis: 'latitude' | 'longitude') => (row: Row): string | null
 
 const EMPTY_LIST = Type.Array(Type.Unknown());
 
-const organisation: Resource = {
+const organisation = resource({
   name: 'organisation',
-  table: 'organisation',
   title: 'Organisation',
   description: 'API endpoint that allows organisations to be viewed or edited.',
   defaultOrder: [asc('name')],
@@ -90,5 +89,5 @@ const organisation: Resource = {
   async expand(rows, lookup) {
     await attachMany(rows, lookup, 'organisation_location', 'location_target', '$locations');
   },
-};
+});
 export default organisation;

@@ -1,12 +1,9 @@
-import { bool, fk, id, int, json, text, asc, type Resource } from './define.js';
+import { bool, fk, id, int, json, text, ownedByProject, resource } from './define.js';
 
-const projectCustomField: Resource = {
+const projectCustomField = resource({
   name: 'project_custom_field',
-  table: 'project_custom_field',
   title: 'Project Custom Field',
-  description: '',
-  defaultOrder: [asc('id')], // decision D11
-  visibility: { kind: 'project', path: ['project'] },
+  visibility: ownedByProject('project'),
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -27,5 +24,5 @@ const projectCustomField: Resource = {
         ? { field: 'value', message: `has more than max_characters (${record.max_characters}) characters` }
         : null,
   ],
-};
+});
 export default projectCustomField;

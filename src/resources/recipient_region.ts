@@ -1,14 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { codeLabel } from '../codelists/index.js';
-import { asc, code, decimal, derived, fk, id, text, type Resource } from './define.js';
+import { code, decimal, derived, fk, id, text, ownedByProject, resource } from './define.js';
 
-const recipientRegion: Resource = {
+const recipientRegion = resource({
   name: 'recipient_region',
-  table: 'recipient_region',
   title: 'Recipient Region',
-  description: '',
-  defaultOrder: [asc('id')],
-  visibility: { kind: 'project', path: ['project'] },
+  visibility: ownedByProject('project'),
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -20,5 +17,5 @@ const recipientRegion: Resource = {
     vocabulary_label: derived(Type.String(), (row) => codeLabel('region_vocabulary', row.region_vocabulary)),
     region_vocabulary_uri: text({ maxLength: 1000 }),
   },
-};
+});
 export default recipientRegion;

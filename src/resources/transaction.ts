@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { codeLabel, codeName, type CodelistName } from '../codelists/index.js';
 import { escapeHtml } from '../text/python.js';
 import {
-  asc, attachOne, bool, code, date, decimal, derived, fk, id, json, text,
-  type DerivedField, type Resource, type Row,
+  attachOne, bool, code, date, decimal, derived, fk, id, json, text,
+  ownedByProject, resource, type DerivedField, type Row,
 } from './define.js';
 
 /** `<a href="/en/organisation/{id}/">{long_name, else name}</a>`, escaped (D15); "" for none. */
@@ -19,13 +19,11 @@ const label = (list: CodelistName, field: string): DerivedField =>
 /** IATI 1.x transaction types, still found in old records (the seed shows "D"). */
 const LEGACY_TRANSACTION_TYPES = ['C', 'CG', 'D', 'E', 'IF', 'IR', 'LR', 'QP', 'QS', 'R'];
 
-const transaction: Resource = {
+const transaction = resource({
   name: 'transaction',
-  table: 'transaction',
   title: 'Transaction',
   description: 'Transaction resource.',
-  defaultOrder: [asc('id')],
-  visibility: { kind: 'project', path: ['project'] },
+  visibility: ownedByProject('project'),
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -70,5 +68,5 @@ const transaction: Resource = {
     await attachOne(rows, lookup, 'provider_organisation', 'organisation', '$provider');
     await attachOne(rows, lookup, 'receiver_organisation', 'organisation', '$receiver');
   },
-};
+});
 export default transaction;
