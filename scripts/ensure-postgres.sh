@@ -17,10 +17,19 @@ if ! pg_ready; then
   for _ in $(seq 1 30); do pg_ready && break; sleep 1; done
 fi
 
-# A role for whoever runs the tests, allowed to create (and drop) the per-run databases.
+# A role for whoever runs the tests, allowed to create (and drop) the per-run databases. Where
+# TCP connections need a password (Debian's default), the role gets a fresh random one.
 me="$(id -un)"
-if ! psql -h 127.0.0.1 -U "$me" -d postgres -Atc 'select 1' >/dev/null 2>&1; then
-  su postgres -c "psql -qAtc \"do \\\$\\\$ begin if not exists (select from pg_roles where rolname = '$me') then create role \\\"$me\\\" login superuser; end if; end \\\$\\\$\"" >/dev/null
+url="postgres://${me}@127.0.0.1:5432/postgres"
+if ! psql "$url" -Atc 'select 1' >/dev/null 2>&1; then
+  password="$(head -c 18 /dev/urandom | base64 | tr -dc 'a-zA-Z0-9')"
+  su postgres -c "psql -q" >/dev/null <<SQL
+do \$\$ begin
+  if not exists (select from pg_roles where rolname = '${me}') then create role "${me}" login superuser; end if;
+end \$\$;
+alter role "${me}" with login superuser password '${password}';
+SQL
+  url="postgres://${me}:${password}@127.0.0.1:5432/postgres"
 fi
-export TEST_POSTGRES_URL="${TEST_POSTGRES_URL:-postgres://${me}@127.0.0.1:5432/postgres}"
-echo "TEST_POSTGRES_URL=${TEST_POSTGRES_URL}" >&2
+export TEST_POSTGRES_URL="${TEST_POSTGRES_URL:-$url}"
+echo "PostgreSQL is up; tests will also run on it" >&2

@@ -87,6 +87,12 @@ for (const store of testStores()) {
       });
     }
 
+    test('migrate is idempotent: a second run applies nothing and changes nothing', async () => {
+      const before = await tableCounts(connection);
+      assert.deepEqual(await migrate(connection), []);
+      assert.deepEqual(await tableCounts(connection), before);
+    });
+
     test('rejects a file that is not part of the format', async () => {
       const dir = brokenFixture('link', (r) => r);
       writeFileSync(join(dir, 'budgetitem.json'), '[]');
