@@ -2,6 +2,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { RESOURCES } from '../resources/index.js';
 import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
+import { registerAuthentication } from './auth.js';
 import { ApiError, databaseUnavailable } from './errors.js';
 import { registerResource, takesTrailingSlash } from './routes.js';
 import { origin, redirectWithSlash, splitUrl } from './url.js';
@@ -41,6 +42,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const schemaReady = options.schemaReady;
   if (schemaReady) app.addHook('onRequest', async () => schemaReady());
 
+  registerAuthentication(app, options.connection);
   for (const resource of RESOURCES) registerResource(app, resource, options);
 
   app.get('/rest/v1/', async (request) => {

@@ -3,7 +3,7 @@
  * format-suffix forms, OPTIONS, and 405 for the methods a route does not offer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS, type Resource } from '../resources/define.js';
+import type { Resource } from '../resources/define.js';
 import { renderRecords } from '../resources/render.js';
 import { locatePage, pageLinks, parseListQuery } from '../query/list-query.js';
 import type { QueryPairs } from '../query/params.js';
@@ -42,7 +42,6 @@ function metadata(resource: Resource, suffix: 'List' | 'Instance') {
 export function registerResource(app: FastifyInstance, resource: Resource, context: RouteContext): void {
   const { connection, timeZone } = context;
   const lookup = lookupFor(connection);
-  const caller = ANONYMOUS;
   const listPaths = [`/rest/v1/${resource.name}/`, `/rest/v1/${resource.name}.:format`, `/rest/v1/${resource.name}.:format/`];
   const detailPaths = [`/rest/v1/${resource.name}/:segment/`, `/rest/v1/${resource.name}/:segment`];
 
@@ -52,6 +51,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     reply.header('allow', LIST_ALLOW);
     const query = parseListQuery(resource, pairs);
     if (query.page.kind === 'invalid') throw invalidPage();
+    const caller = request.caller;
     const count = await countRecords(connection, resource, caller);
     const page = locatePage(query.page, query.limit, count);
     if (!page) throw invalidPage();
@@ -72,6 +72,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
 
   async function detail(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
     const id = detailTarget(request, reply);
+    const caller = request.caller;
     const row = await oneRecord(connection, resource, caller, id);
     if (!row) throw notFound();
     const [record] = await renderRecords(resource, [row], lookup, { caller, timeZone });

@@ -64,6 +64,8 @@ export const TABLES: readonly Entity[] = [
   ...DATASET_FILES.map((dataset) => dataset.entity).slice(0, 1),
   organisationLocation,
   ...DATASET_FILES.map((dataset) => dataset.entity).slice(1),
+  // Not part of datasets: an import with --replace removes them with the users they belong to.
+  support.apiToken,
 ];
 
 export const ENTITY_BY_TABLE: ReadonlyMap<string, Entity> = new Map(TABLES.map((entity) => [entity.table, entity]));

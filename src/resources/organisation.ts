@@ -3,7 +3,7 @@ import { codes } from '../codelists/index.js';
 import { pythonFloat } from '../text/python.js';
 import {
   asc, attachMany, bool, code, constant, derived, email, id, int, Nullable, text, timestamp, url,
-  resource, storedFields, type Row,
+  EDIT_ROLES, resource, storedFields, type Row,
 } from './define.js';
 import organisationLocation from './organisation_location.js';
 
@@ -43,7 +43,7 @@ const organisation = resource({
     organisation_type: text({ null: true, choices: ['N', 'G', 'C', 'K'], blank: false }),
     new_organisation_type: int({ default: 22, choices: codes('organisation_type').map(Number) }),
     currency: code('currency', { default: 'EUR', blank: false }),
-    iati_org_id: text({ null: true, maxLength: 75, unique: true }),
+    iati_org_id: text({ null: true, blank: false, maxLength: 75, unique: true }),
     iati_prefixes: constant(Type.Null(), null),
     url: url(),
     facebook: url(),
@@ -64,7 +64,13 @@ const organisation = resource({
     last_modified_at: timestamp({ null: true }),
     current_user_permissions: derived(
       Type.Object({ can_create_iati_export: Type.Boolean(), can_edit_iati_export: Type.Boolean() }),
-      (row, { caller }) => ({ can_create_iati_export: caller.isAdmin, can_edit_iati_export: caller.isAdmin }),
+      (row, { caller }) => {
+        const groups = caller.organisations.get(row.id) ?? new Set<string>();
+        return {
+          can_create_iati_export: caller.isAdmin || [...groups].some((group) => EDIT_ROLES.has(group)),
+          can_edit_iati_export: caller.isAdmin || groups.has('Admins'),
+        };
+      },
     ),
     can_create_projects: bool({ default: false }),
     enforce_program_projects: bool({ default: false }),

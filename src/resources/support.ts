@@ -3,9 +3,7 @@
  * the records point to"). They are imported, exported, joined for visibility and read by
  * derived fields.
  */
-import { bool, code, date, decimal, email, fk, id, int, text, timestamp, type Entity } from './define.js';
-
-const GROUPS = ['Admins', 'M&E Managers', 'Project Editors', 'User Managers', 'Enumerators', 'Users'];
+import { bool, code, date, decimal, email, fk, id, int, ROLES, text, timestamp, type Entity } from './define.js';
 
 export const project: Entity = {
   table: 'project',
@@ -49,7 +47,7 @@ export const employment: Entity = {
     id: id(),
     user: fk('user', { required: true }),
     organisation: fk('organisation', { required: true }),
-    group: text({ required: true, choices: GROUPS, blank: false }),
+    group: text({ required: true, choices: ROLES, blank: false }),
     is_approved: bool({ default: false }),
   },
 };
@@ -152,5 +150,16 @@ export const projectUpdate: Entity = {
     text: text(),
     event_date: date({ null: true }),
     created_at: timestamp({ null: true }),
+  },
+};
+
+/** API keys (http.md, Authentication): only a hash is stored; the key is shown once, at creation. */
+export const apiToken: Entity = {
+  table: 'api_token',
+  fields: {
+    id: id(),
+    user: fk('user', { required: true }),
+    key_hash: text({ required: true, blank: false, maxLength: 64, unique: true, orderable: false }),
+    created_at: timestamp({ required: true }),
   },
 };

@@ -1,24 +1,33 @@
 /**
  * Checks a written record against its declaration (resources.md, "Writes") and returns the
  * record as it will be stored: defaults filled in, timestamps canonical, parsed values.
- * Used by import and by the write API alike.
+ * Problems are structured, so import (one line naming file, index, id and field) and the API
+ * (DRF's `{"field": ["message"]}`) can each word them their own way (messages.ts).
  */
 import { hasCode } from '../codelists/index.js';
-import { toCanonicalUtc, isIsoDate } from '../text/time.js';
+import { isIsoDate, toCanonicalUtc } from '../text/time.js';
 import { storedFields, type Entity, type Row, type StoredField } from './define.js';
 
-export interface Problem {
-  field: string;
-  /** Reads after the field's name: "currency 'XXX' is not a currency code". */
-  message: string;
-}
+export type Problem =
+  | { field: string; code: 'required' | 'null' | 'blank' }
+  | { field: string; code: 'max_length'; max: number; length: number }
+  | { field: string; code: 'not_integer' | 'not_number' | 'not_string' | 'not_boolean' | 'invalid_date' | 'invalid_datetime' | 'invalid_url' | 'invalid_email'; value: unknown }
+  | { field: string; code: 'invalid_choice'; value: unknown; choices: readonly (string | number)[] }
+  | { field: string; code: 'invalid_code'; value: string; list: string }
+  | { field: string; code: 'decimal_places'; value: number; decimals: number }
+  | { field: string; code: 'whole_digits'; value: number; digits: number }
+  | { field: string; code: 'min_value' | 'max_value'; value: number; limit: number }
+  | { field: string; code: 'does_not_exist'; value: unknown }
+  | { field: string; code: 'unique'; value: string; owner: number }
+  /** A rule of its own (record checks, parse hooks): `text` reads after the field name. */
+  | { field: string; code: 'rule'; text: string };
+
+/** A problem before it is pinned to a field (Omit, distributed over the union). */
+type Check = (Problem extends infer P ? (P extends unknown ? Omit<P, 'field'> : never) : never) | null;
 
 const MAX_INT = 2 ** 31 - 1;
 const URL_PATTERN = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-const shown = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value));
-const article = (noun: string): string => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
 
 function defaultValue(field: StoredField): { value: unknown } | null {
   if (field.default !== undefined) return { value: Array.isArray(field.default) ? [...field.default] : field.default };
@@ -28,104 +37,108 @@ function defaultValue(field: StoredField): { value: unknown } | null {
   return null;
 }
 
-function decimalProblem(field: StoredField, value: number): string | null {
+function decimalProblem(field: StoredField, value: number): Check {
   const [total, decimals] = field.digits ?? [20, 2];
   const scaled = value * 10 ** decimals;
-  if (Math.abs(scaled - Math.round(scaled)) > 1e-6 * Math.max(1, Math.abs(scaled))) {
-    return `${value} has more than ${decimals} decimal places`;
-  }
-  if (Math.abs(value) >= 10 ** (total - decimals)) return `${value} has more than ${total - decimals} digits before the decimal point`;
+  if (Math.abs(scaled - Math.round(scaled)) > 1e-6 * Math.max(1, Math.abs(scaled))) return { code: 'decimal_places', value, decimals };
+  if (Math.abs(value) >= 10 ** (total - decimals)) return { code: 'whole_digits', value, digits: total - decimals };
   return null;
 }
 
-function textProblem(field: StoredField, value: string): string | null {
-  if (value === '') return field.blank ? null : 'may not be blank';
+function textProblem(field: StoredField, value: string): Check {
+  if (value === '') return field.blank ? null : { code: 'blank' };
   if (field.maxLength !== undefined) {
     const length = [...value].length;
-    if (length > field.maxLength) return `has ${length} characters, at most ${field.maxLength} are allowed`;
+    if (length > field.maxLength) return { code: 'max_length', max: field.maxLength, length };
   }
-  if (field.codelist && !hasCode(field.codelist, value) && !field.extraCodes?.includes(value)) {
-    return `${shown(value)} is not ${article(field.codelist.replace(/_/g, ' '))} code`;
-  }
-  if (field.url && !URL_PATTERN.test(value)) return `${shown(value)} is not a valid URL`;
-  if (field.email && !EMAIL_PATTERN.test(value)) return `${shown(value)} is not a valid e-mail address`;
+  if (field.codelist && !hasCode(field.codelist, value) && !field.extraCodes?.includes(value)) return { code: 'invalid_code', value, list: field.codelist };
+  if (field.url && !URL_PATTERN.test(value)) return { code: 'invalid_url', value };
+  if (field.email && !EMAIL_PATTERN.test(value)) return { code: 'invalid_email', value };
+  return choiceProblem(field, value);
+}
+
+function rangeProblem(field: StoredField, value: number): Check {
+  if (field.min !== undefined && value < field.min) return { code: 'min_value', value, limit: field.min };
+  if (field.max !== undefined && value > field.max) return { code: 'max_value', value, limit: field.max };
   return null;
+}
+
+function choiceProblem(field: StoredField, value: string | number): Check {
+  if (!field.choices || field.choices.includes(value)) return null;
+  return { code: 'invalid_choice', value, choices: field.choices };
 }
 
 /** The problem with one value, or null; `value` is not null here. */
-function valueProblem(field: StoredField, value: unknown): string | null {
+function valueProblem(field: StoredField, value: unknown): Check {
   switch (field.type) {
     case 'int':
-      if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > MAX_INT) return `${shown(value)} is not an integer`;
-      break;
+      if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > MAX_INT) return { code: 'not_integer', value };
+      return rangeProblem(field, value) ?? choiceProblem(field, value);
     case 'decimal':
-      if (typeof value !== 'number' || !Number.isFinite(value)) return `${shown(value)} is not a number`;
+      if (typeof value !== 'number' || !Number.isFinite(value)) return { code: 'not_number', value };
       return decimalProblem(field, value) ?? rangeProblem(field, value);
     case 'text':
-      if (typeof value !== 'string') return `${shown(value)} is not a string`;
-      return textProblem(field, value) ?? (value === '' ? null : choiceProblem(field, value));
+      return typeof value === 'string' ? textProblem(field, value) : { code: 'not_string', value };
     case 'date':
-      if (typeof value !== 'string' || !isIsoDate(value)) return `${shown(value)} is not a date (YYYY-MM-DD)`;
-      return null;
+      return typeof value === 'string' && isIsoDate(value) ? null : { code: 'invalid_date', value };
     case 'timestamp':
-      if (typeof value !== 'string' || toCanonicalUtc(value) === null) return `${shown(value)} is not an ISO 8601 timestamp with a UTC offset`;
-      return null;
+      return typeof value === 'string' && toCanonicalUtc(value) !== null ? null : { code: 'invalid_datetime', value };
     case 'bool':
-      if (typeof value !== 'boolean') return `${shown(value)} is not a boolean`;
-      return null;
+      return typeof value === 'boolean' ? null : { code: 'not_boolean', value };
     case 'json':
       return null;
   }
-  return rangeProblem(field, value as number) ?? choiceProblem(field, value);
 }
 
-function rangeProblem(field: StoredField, value: number): string | null {
-  if (field.min !== undefined && value < field.min) return `${value} is less than ${field.min}`;
-  if (field.max !== undefined && value > field.max) return `${value} is more than ${field.max}`;
-  return null;
+export interface CleanOptions {
+  /** Only the fields present are checked and returned (PATCH, and PUT of an existing record). */
+  partial?: boolean;
+  /** Fields the caller may not write (read-only ones): ignored when given. */
+  ignore?: ReadonlySet<string>;
 }
 
-function choiceProblem(field: StoredField, value: unknown): string | null {
-  if (!field.choices || field.choices.includes(value as string | number)) return null;
-  return `${shown(value)} is not one of ${field.choices.map(shown).join(', ')}`;
-}
-
-/** The stored form of `input`, or the problems found (in field order). */
-export function cleanRecord(entity: Entity, input: Row): { record: Row; problems: Problem[] } {
+/** The stored form of `input`, or every problem found (in field order). */
+export function cleanRecord(entity: Entity, input: Row, options: CleanOptions = {}): { record: Row; problems: Problem[] } {
   const record: Row = {};
   const problems: Problem[] = [];
+  const report = (field: string, check: Check) => problems.push({ field, ...check } as Problem);
   for (const [name, field] of storedFields(entity)) {
+    if (options.ignore?.has(name)) continue;
     let value = input[name];
     if (value === undefined) {
+      if (options.partial) continue;
       const fallback = field.required ? null : defaultValue(field);
       if (!fallback) {
-        problems.push({ field: name, message: 'is required' });
+        report(name, { code: 'required' });
         continue;
       }
       value = fallback.value;
     }
     if (value === null) {
-      if (!field.nullable) problems.push({ field: name, message: 'may not be null' });
+      if (!field.nullable) report(name, { code: 'null' });
       record[name] = null;
       continue;
     }
     if (field.parse) {
       const parsed = field.parse(value);
       if ('error' in parsed) {
-        problems.push({ field: name, message: parsed.error });
+        report(name, { code: 'rule', text: parsed.error });
         continue;
       }
       value = parsed.value;
     }
     const problem = valueProblem(field, value);
-    if (problem) problems.push({ field: name, message: problem });
+    if (problem) report(name, problem);
     record[name] = field.type === 'timestamp' ? toCanonicalUtc(value as string) : value;
-  }
-  if (problems.length === 0) {
-    for (const check of entity.checks ?? []) {
-      const problem = check({ ...input, ...record });
-      if (problem) problems.push(problem);
-    }
   }
   return { record, problems };
 }
+
+/** The record-level rules of the entity (period order, lengths against other fields). */
+export function checkRecord(entity: Entity, record: Row): Problem[] {
+  return (entity.checks ?? [])
+    .map((check) => check(record))
+    .filter((problem): problem is { field: string; message: string } => problem !== null)
+    .map((problem) => ({ field: problem.field, code: 'rule', text: problem.message }));
+}
+

@@ -7,7 +7,8 @@ import { sql, type Transaction } from 'kysely';
 import { storedFields, type Entity, type NestedCollection, type Row } from '../resources/define.js';
 import { DATASET_FILES, TABLES } from '../resources/index.js';
 import reports from '../resources/reports.js';
-import { cleanRecord } from '../resources/validate.js';
+import { importText } from '../resources/messages.js';
+import { checkRecord, cleanRecord } from '../resources/validate.js';
 import type { Connection, Database } from './connect.js';
 import { IdSet } from './idset.js';
 import { fromColumns } from './read.js';
@@ -93,6 +94,7 @@ export async function importRecords(connection: Connection, sources: readonly Da
       if (empty) for (const table of tables) await dropForeignKeyIndexes(trx, table);
       counts.set(file, await importFile(trx, connection, entity, source, books, options));
       if (empty) for (const table of tables) await createForeignKeyIndexes(trx, table);
+      for (const table of tables) await connection.dialect.syncGeneratedIds(trx, table.table);
     }
   }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));
   if (connection.dialect.analyzeAfterLoad) await sql`analyze`.execute(connection.db);
@@ -118,7 +120,8 @@ async function importFile(
     const raw = input as Row;
     const id = raw.id;
     const { record, problems } = cleanRecord(entity, raw);
-    if (problems.length) fail(`${problems[0].field} ${problems[0].message}`, id);
+    problems.push(...(problems.length ? [] : checkRecord(entity, { ...raw, ...record })));
+    if (problems.length) fail(`${problems[0].field} ${importText(problems[0])}`, id);
     if (entity === reports && books.existing.has(record.id)) {
       if (books.existing.get(record.id) === JSON.stringify(record)) return null;
       fail('id is already used, by a different report in the database (import with --replace to replace it)', id);
@@ -132,7 +135,7 @@ async function importFile(
       if (!field.references || value === null) continue;
       // A project's parent may come later in the same file: checked at its end.
       if (field.references === entity.table) selfReferences.push({ index, id, field: name, value });
-      else if (!books.idsOf(field.references).has(value)) fail(`${name} ${value} does not exist`, id);
+      else if (!books.idsOf(field.references).has(value)) fail(`${name} ${importText({ field: name, code: 'does_not_exist', value })}`, id);
     }
     checkUnique(entity, record, books, fail);
     return record;
@@ -201,7 +204,7 @@ function checkUnique(entity: Entity, record: Row, books: Bookkeeping, fail: (mes
     const values = books.uniqueValues(entity, name);
     const key = field.unique === 'ci' ? value.toLowerCase() : value;
     const owner = values.get(key);
-    if (owner !== undefined && owner !== record.id) fail(`${name} '${value}' is already used by id ${owner}`, record.id);
+    if (owner !== undefined && owner !== record.id) fail(`${name} ${importText({ field: name, code: 'unique', value, owner })}`, record.id);
     values.set(key, record.id);
   }
 }
@@ -216,7 +219,7 @@ function nestedRecords(
     const where = `${nested.field}[${position}]`;
     if (typeof item !== 'object' || item === null) fail(`${where} is not an object`, raw.id);
     const { record, problems } = cleanRecord(nested.entity, item as Row);
-    if (problems.length) fail(`${where}.${problems[0].field} ${problems[0].message}`, raw.id);
+    if (problems.length) fail(`${where}.${problems[0].field} ${importText(problems[0])}`, raw.id);
     if (record[nested.parent] !== raw.id) fail(`${where}.${nested.parent} ${record[nested.parent]} is not the ${parent.table}'s id`, raw.id);
     if (!books.idsOf(nested.entity.table).add(record.id)) fail(`${where}.id ${record.id} is already used`, raw.id);
     return record;

@@ -27,6 +27,10 @@ async function createTable(db: Transaction<Database>, dialect: Dialect, entity: 
     if (field.type === 'text' && field.orderable) table = table.addColumn(sortKeyColumn(name), dialect.sortKeyType);
   }
   await table.execute();
+  await dialect.generateIds(db, entity.table);
+  for (const [name, field] of storedFields(entity)) {
+    if (field.unique === true) await db.schema.createIndex(`${entity.table}_${name}_key`).unique().on(entity.table).column(name).execute();
+  }
   await createForeignKeyIndexes(db, entity);
 }
 
@@ -55,6 +59,7 @@ const MIGRATIONS: Migration[] = [
     async up(db, connection) {
       for (const entity of TABLES) await createTable(db, connection.dialect, entity);
       await insertRows(connection, db, reports, SEED_REPORTS);
+      await connection.dialect.syncGeneratedIds(db, reports.table);
     },
   },
 ];

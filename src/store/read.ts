@@ -4,7 +4,7 @@
  * HTTP; the query layer hands it an order, a limit and an offset.
  */
 import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.js';
+import { EDIT_ROLES, organisationsWithRole, storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.js';
 import { ENTITY_BY_TABLE } from '../resources/index.js';
 import { sortKeyColumn } from '../text/sortkey.js';
 import type { Connection, Database } from './connect.js';
@@ -38,7 +38,7 @@ function field(entity: Entity, name: string): StoredField {
 const column = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
 
 /** The records of `resource` the caller may see, before ordering and paging. */
-function visibleRecords(connection: Connection, resource: Resource, caller: Caller): Query {
+async function visibleRecords(connection: Connection, resource: Resource, caller: Caller): Promise<Query> {
   const { db, dialect } = connection;
   let query: Query = db.selectFrom(`${resource.table} as t`);
   const visibility = resource.visibility;
@@ -46,11 +46,12 @@ function visibleRecords(connection: Connection, resource: Resource, caller: Call
   switch (visibility.kind) {
     case 'public':
       return query;
-    case 'organisations':
-      // Reports tied to organisations are for their employees (signed-in callers, a later step).
-      return query.where(column('t', 'organisations'), '=', '[]');
+    case 'organisations': {
+      const ids = await visibleReportIds(connection, caller);
+      return query.where(column('t', 'id'), 'in', ids.length ? ids : [-1]);
+    }
     case 'own-projects':
-      return query.where(sql<SqlBool>`1 = 0`);
+      return ownProjects(query, connection, caller);
     case 'project': {
       let alias = 't';
       let entity = entityOf(resource.table);
@@ -61,11 +62,42 @@ function visibleRecords(connection: Connection, resource: Resource, caller: Call
         alias = next;
         entity = entityOf(target);
       });
-      return query
-        .where(column(alias, 'is_public'), '=', dialect.true)
-        .where(column(alias, 'publishing_status'), '=', 'published');
+      return query.where((eb) => {
+        const open = eb.and([eb(column(alias, 'is_public'), '=', dialect.true), eb(column(alias, 'publishing_status'), '=', 'published')]);
+        // http.md: signed-in callers also see the projects their organisations take part in.
+        const organisations = [...caller.organisations.keys()];
+        if (organisations.length === 0) return open;
+        return eb.or([open, eb(column(alias, 'id'), 'in', partnerProjects(connection, organisations))]);
+      });
     }
   }
+}
+
+function partnerProjects(connection: Connection, organisations: readonly number[]) {
+  return connection.db.selectFrom('partnership').select('project').where('organisation', 'in', organisations);
+}
+
+/** Reports without organisations, and those of the caller's organisations (http.md). */
+async function visibleReportIds(connection: Connection, caller: Caller): Promise<number[]> {
+  // Reports are few and keep their organisations as a JSON list: matched here rather than in SQL.
+  const reports = await connection.db.selectFrom('report').select(['id', 'organisations']).execute();
+  return reports
+    .filter((report) => {
+      const organisations = JSON.parse(report.organisations as string) as number[];
+      return organisations.length === 0 || organisations.some((id) => caller.organisations.has(id));
+    })
+    .map((report) => report.id as number);
+}
+
+/** my_projects (resources.md): partner projects of the caller's organisations, unpublished ones only for edit roles. */
+function ownProjects(query: Query, connection: Connection, caller: Caller): Query {
+  const editing = organisationsWithRole(caller, EDIT_ROLES);
+  const others = [...caller.organisations.keys()];
+  if (others.length === 0) return query.where(sql<SqlBool>`1 = 0`);
+  return query.where((eb) => {
+    const published = eb.and([eb(column('t', 'id'), 'in', partnerProjects(connection, others)), eb(column('t', 'publishing_status'), '=', 'published')]);
+    return editing.length ? eb.or([published, eb(column('t', 'id'), 'in', partnerProjects(connection, editing))]) : published;
+  });
 }
 
 function orderExpression(resource: Resource, term: OrderTerm): Expression<unknown> {
@@ -98,19 +130,19 @@ export interface PageRequest {
 }
 
 export async function countRecords(connection: Connection, resource: Resource, caller: Caller): Promise<number> {
-  const row = await visibleRecords(connection, resource, caller).select(sql<number | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
+  const row = await (await visibleRecords(connection, resource, caller)).select(sql<number | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 export async function pageRecords(connection: Connection, resource: Resource, caller: Caller, page: PageRequest): Promise<Row[]> {
-  let query = selectColumns(visibleRecords(connection, resource, caller), resource);
+  let query = selectColumns(await visibleRecords(connection, resource, caller), resource);
   query = applyOrder(query, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
   const entity = entityOf(resource.table);
   return (await query.execute()).map((columns) => fromColumns(entity, connection.dialect, columns as Row));
 }
 
 export async function oneRecord(connection: Connection, resource: Resource, caller: Caller, id: number): Promise<Row | null> {
-  const query = selectColumns(visibleRecords(connection, resource, caller), resource).where(column('t', 'id'), '=', id);
+  const query = selectColumns(await visibleRecords(connection, resource, caller), resource).where(column('t', 'id'), '=', id);
   const columns = await query.executeTakeFirst();
   return columns ? fromColumns(entityOf(resource.table), connection.dialect, columns as Row) : null;
 }

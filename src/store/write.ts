@@ -64,3 +64,19 @@ export async function insertRows(connection: Connection, db: Kysely<Database>, e
     await db.insertInto(entity.table).values(values).execute();
   }
 }
+
+/** Inserts one record (its id generated when it has none); the id. */
+export async function insertRecord(connection: Connection, db: Kysely<Database>, entity: Entity, record: Row): Promise<number> {
+  const columns = toColumns(entity, connection.dialect, record);
+  if (record.id === undefined || record.id === null) delete columns.id;
+  const inserted = await db.insertInto(entity.table).values(columns).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+/** Writes the given stored fields (and their sort keys) of one record. */
+export async function updateRecord(connection: Connection, db: Kysely<Database>, entity: Entity, id: number, changes: Row): Promise<void> {
+  const columns = toColumns(entity, connection.dialect, changes);
+  const names = new Set(Object.keys(changes).flatMap((name) => [name, sortKeyColumn(name)]));
+  const values = Object.fromEntries(Object.entries(columns).filter(([name]) => names.has(name) && name !== 'id'));
+  if (Object.keys(values).length) await db.updateTable(entity.table).set(values).where('id', '=', id).execute();
+}

@@ -1,0 +1,34 @@
+/**
+ * Who is calling: `Authorization: Token <key>` as DRF's TokenAuthentication reads it. Other
+ * schemes are not ours (anonymous); a bad key is refused even on GET (http.md, Authentication).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ANONYMOUS, type Caller } from '../resources/define.js';
+import type { Connection } from '../store/connect.js';
+import { callerForKey } from '../store/users.js';
+import { ApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+const refuse = (detail: string) => new ApiError(403, { detail });
+
+async function authenticate(connection: Connection, request: FastifyRequest): Promise<Caller> {
+  const parts = (request.headers.authorization ?? '').split(/\s+/).filter(Boolean);
+  if (parts.length === 0 || parts[0].toLowerCase() !== 'token') return ANONYMOUS;
+  if (parts.length === 1) throw refuse('Invalid token header. No credentials provided.');
+  if (parts.length > 2) throw refuse('Invalid token header. Token string should not contain spaces.');
+  const found = await callerForKey(connection, parts[1]);
+  if ('problem' in found) throw refuse(found.problem === 'inactive' ? 'User inactive or deleted.' : 'Invalid token.');
+  return found.caller;
+}
+
+export function registerAuthentication(app: FastifyInstance, connection: Connection): void {
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (request) => {
+    request.caller = await authenticate(connection, request);
+  });
+}

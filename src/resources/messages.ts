@@ -1,0 +1,58 @@
+/** How problems read: on one import line, and in the API's DRF-style validation errors. */
+import type { Problem } from './validate.js';
+
+const shown = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value));
+const article = (noun: string): string => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
+
+/** Reads after the field name: "currency 'XXX' is not a currency code". */
+export function importText(problem: Problem): string {
+  switch (problem.code) {
+    case 'required': return 'is required';
+    case 'null': return 'may not be null';
+    case 'blank': return 'may not be blank';
+    case 'max_length': return `has ${problem.length} characters, at most ${problem.max} are allowed`;
+    case 'not_integer': return `${shown(problem.value)} is not an integer`;
+    case 'not_number': return `${shown(problem.value)} is not a number`;
+    case 'not_string': return `${shown(problem.value)} is not a string`;
+    case 'not_boolean': return `${shown(problem.value)} is not a boolean`;
+    case 'invalid_date': return `${shown(problem.value)} is not a date (YYYY-MM-DD)`;
+    case 'invalid_datetime': return `${shown(problem.value)} is not an ISO 8601 timestamp with a UTC offset`;
+    case 'invalid_url': return `${shown(problem.value)} is not a valid URL`;
+    case 'invalid_email': return `${shown(problem.value)} is not a valid e-mail address`;
+    case 'invalid_choice': return `${shown(problem.value)} is not one of ${problem.choices.map(shown).join(', ')}`;
+    case 'invalid_code': return `${shown(problem.value)} is not ${article(problem.list.replace(/_/g, ' '))} code`;
+    case 'decimal_places': return `${problem.value} has more than ${problem.decimals} decimal places`;
+    case 'whole_digits': return `${problem.value} has more than ${problem.digits} digits before the decimal point`;
+    case 'min_value': return `${problem.value} is less than ${problem.limit}`;
+    case 'max_value': return `${problem.value} is more than ${problem.limit}`;
+    case 'does_not_exist': return `${shown(problem.value)} does not exist`;
+    case 'unique': return `${shown(problem.value)} is already used by id ${problem.owner}`;
+    case 'rule': return problem.text;
+  }
+}
+
+/** Django REST Framework's wording, which existing clients may show to people. */
+export function apiText(problem: Problem, entityName: string): string {
+  switch (problem.code) {
+    case 'required': return 'This field is required.';
+    case 'null': return 'This field may not be null.';
+    case 'blank': return 'This field may not be blank.';
+    case 'max_length': return `Ensure this field has no more than ${problem.max} characters.`;
+    case 'not_integer': return 'A valid integer is required.';
+    case 'not_number': return 'A valid number is required.';
+    case 'not_string': return 'Not a valid string.';
+    case 'not_boolean': return 'Must be a valid boolean.';
+    case 'invalid_date': return 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
+    case 'invalid_datetime': return 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+    case 'invalid_url': return 'Enter a valid URL.';
+    case 'invalid_email': return 'Enter a valid email address.';
+    case 'invalid_choice': case 'invalid_code': return `"${String(problem.value)}" is not a valid choice.`;
+    case 'decimal_places': return `Ensure that there are no more than ${problem.decimals} decimal places.`;
+    case 'whole_digits': return `Ensure that there are no more than ${problem.digits} digits before the decimal point.`;
+    case 'min_value': return `Ensure this value is greater than or equal to ${problem.limit}.`;
+    case 'max_value': return `Ensure this value is less than or equal to ${problem.limit}.`;
+    case 'does_not_exist': return `Invalid pk "${String(problem.value)}" - object does not exist.`;
+    case 'unique': return `${entityName.replace(/_/g, ' ')} with this ${problem.field.replace(/_/g, ' ')} already exists.`;
+    case 'rule': return `${problem.text.charAt(0).toUpperCase()}${problem.text.slice(1)}.`;
+  }
+}

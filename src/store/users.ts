@@ -1,0 +1,102 @@
+/**
+ * Users and their API keys (http.md, Authentication). A key is 40 random hex digits, shown once;
+ * only its SHA-256 is stored, so a copy of the database gives nobody a working key.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Caller, Entity, Row, StoredField } from '../resources/define.js';
+import { importText } from '../resources/messages.js';
+import * as support from '../resources/support.js';
+import { cleanRecord } from '../resources/validate.js';
+import type { Connection } from './connect.js';
+import { fromColumns } from './read.js';
+import { insertRecord } from './write.js';
+
+export class UserError extends Error {}
+
+export interface NewUser {
+  email: string;
+  firstName: string;
+  lastName: string;
+  /** An approved employment at this organisation, with `role`. */
+  organisation?: number;
+  role?: string;
+  admin?: boolean;
+}
+
+const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
+const now = () => `${new Date().toISOString().slice(0, 23)}000Z`;
+
+async function userIdByEmail(connection: Connection, email: string): Promise<number> {
+  const row = await connection.db.selectFrom('user').select('id').where('email', '=', email).executeTakeFirst();
+  if (!row) throw new UserError(`no user with e-mail ${email}`);
+  return row.id as number;
+}
+
+export async function createUser(connection: Connection, user: NewUser): Promise<number> {
+  return connection.db.transaction().execute(async (trx) => {
+    if (await trx.selectFrom('user').select('id').where('email', '=', user.email).executeTakeFirst()) throw new UserError(`a user with e-mail ${user.email} exists already`);
+    if (user.organisation !== undefined && !(await trx.selectFrom('organisation').select('id').where('id', '=', user.organisation).executeTakeFirst())) {
+      throw new UserError(`no organisation with id ${user.organisation}`);
+    }
+    const id = await insertRecord(connection, trx, support.user, valid(support.user, {
+      email: user.email, first_name: user.firstName, last_name: user.lastName, is_admin: user.admin ?? false,
+    }));
+    if (user.organisation !== undefined) {
+      await insertRecord(connection, trx, support.employment, valid(support.employment, {
+        user: id, organisation: user.organisation, group: user.role ?? 'Users', is_approved: true,
+      }));
+    }
+    return id;
+  });
+}
+
+/** The stored form of a record the command line builds; its problems as a message. */
+function valid(entity: Entity, input: Row): Row {
+  const { record, problems } = cleanRecord(entity, input, { ignore: new Set(['id']) });
+  if (problems.length) throw new UserError(`${problems[0].field} ${importText(problems[0])}`);
+  return record;
+}
+
+/** A new key for the user; the only time it is ever seen. */
+export async function createToken(connection: Connection, email: string): Promise<string> {
+  const user = await userIdByEmail(connection, email);
+  const key = randomBytes(20).toString('hex');
+  await connection.db.insertInto('api_token').values({ user, key_hash: hashOf(key), created_at: now() }).execute();
+  return key;
+}
+
+/** Removes one key, or every key of a user; the number removed. */
+export async function revokeTokens(connection: Connection, which: { key?: string; email?: string }): Promise<number> {
+  let query = connection.db.deleteFrom('api_token');
+  if (which.key) query = query.where('key_hash', '=', hashOf(which.key));
+  else if (which.email) query = query.where('user', '=', await userIdByEmail(connection, which.email));
+  else throw new UserError('token revoke needs a key or --email');
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export type KeyCheck = { caller: Caller } | { problem: 'invalid' | 'inactive' };
+
+/** The caller a key belongs to, with the roles of their approved employments. */
+export async function callerForKey(connection: Connection, key: string): Promise<KeyCheck> {
+  const { db, dialect } = connection;
+  const user = await db
+    .selectFrom('api_token as k')
+    .innerJoin('user as u', 'u.id', 'k.user')
+    .select(['u.id as id', 'u.is_active as is_active', 'u.is_admin as is_admin', 'u.is_superuser as is_superuser'])
+    .where('k.key_hash', '=', hashOf(key))
+    .executeTakeFirst();
+  if (!user) return { problem: 'invalid' };
+  const flag = (value: unknown) => dialect.fromDb(support.user.fields.is_active as StoredField, value) === true;
+  if (!flag(user.is_active)) return { problem: 'inactive' };
+  const employments = (await db.selectFrom('employment').selectAll().where('user', '=', user.id).execute())
+    .map((row) => fromColumns(support.employment, dialect, row as Row));
+  const organisations = new Map<number, Set<string>>();
+  for (const employment of employments) {
+    if (!employment.is_approved) continue;
+    const groups = organisations.get(employment.organisation as number) ?? new Set<string>();
+    groups.add(employment.group as string);
+    organisations.set(employment.organisation as number, groups);
+  }
+  return { caller: { userId: user.id as number, isAdmin: flag(user.is_admin) || flag(user.is_superuser), organisations } };
+}
