@@ -13,6 +13,7 @@ import { connect, isDatabaseUnavailable, type Connection } from './store/connect
 import { exportDataset, readDataset } from './store/dataset-files.js';
 import { ImportError, importRecords, type DatasetSource } from './store/import.js';
 import { migrate, schemaGate } from './store/migrations.js';
+import { createToken, createUser, revokeTokens, UserError } from './store/users.js';
 
 const USAGE = `usage: rsr-api <command>
   serve [--demo]                 start the API on PORT (default 8000); --demo fills an empty database with demo data
@@ -20,7 +21,11 @@ const USAGE = `usage: rsr-api <command>
   import DIR [--replace]         import a dataset directory (all or nothing)
   export DIR                     write the database as a dataset directory
   demo [DIR] [--scale X] [--seed N] [--load] [--replace]
-                                 generate the demo dataset into DIR (default ./data/demo), or with --load into the database`;
+                                 generate the demo dataset into DIR (default ./data/demo), or with --load into the database
+  user create --email E --first-name F --last-name L [--org ID --role ROLE] [--admin]
+                                 create a user (with an approved employment at organisation ID)
+  token create --email E         print a new API key for the user (shown this once, stored hashed)
+  token revoke (KEY | --email E) remove one key, or every key of a user`;
 
 class UsageError extends Error {}
 
@@ -101,6 +106,8 @@ async function run(argv: string[]): Promise<void> {
     options: {
       demo: { type: 'boolean' }, replace: { type: 'boolean' }, load: { type: 'boolean' },
       scale: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      email: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' },
+      org: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' },
     },
   });
   const [command, dir] = positionals;
@@ -129,12 +136,42 @@ async function run(argv: string[]): Promise<void> {
       }
       case 'demo':
         return await demo(connection, config, dir, values);
+      case 'user':
+        return await userCommand(connection, dir, values);
+      case 'token':
+        return await tokenCommand(connection, dir, positionals[2], values.email);
       default:
         throw new UsageError(`unknown command '${command}'`);
     }
   } finally {
     await connection.db.destroy();
   }
+}
+
+async function userCommand(connection: Connection, action: string | undefined, values: Record<string, string | boolean | undefined>): Promise<void> {
+  if (action !== 'create') throw new UsageError(`unknown user command '${action ?? ''}'`);
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : '');
+  if (!text('email')) throw new UsageError('user create needs --email');
+  const organisation = values.org === undefined ? undefined : number(text('org'), 'org', 0);
+  const id = await createUser(connection, {
+    email: text('email'), firstName: text('first-name'), lastName: text('last-name'),
+    organisation, role: values.role === undefined ? undefined : text('role'), admin: values.admin === true,
+  });
+  say(`Created user ${id} (${text('email')})${values.admin ? ', an administrator' : ''}${organisation === undefined ? '' : `, ${text('role') || 'Users'} at organisation ${organisation}`}.`);
+}
+
+async function tokenCommand(connection: Connection, action: string | undefined, key: string | undefined, email: string | undefined): Promise<void> {
+  if (action === 'create') {
+    if (!email) throw new UsageError('token create needs --email');
+    process.stdout.write(`${await createToken(connection, email)}\n`);
+    say('This key is shown once: keep it (only its hash is stored).');
+    return;
+  }
+  if (action === 'revoke') {
+    say(`Revoked ${await revokeTokens(connection, { key, email })} key(s).`);
+    return;
+  }
+  throw new UsageError(`unknown token command '${action ?? ''}'`);
 }
 
 async function demo(connection: Connection, config: Config, dir: string | undefined, values: { scale?: string; seed?: string; load?: boolean; replace?: boolean }): Promise<void> {
@@ -156,7 +193,7 @@ async function demo(connection: Connection, config: Config, dir: string | undefi
 }
 
 run(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ImportError || error instanceof UsageError || (error instanceof Error && error.name === 'TypeError' && 'code' in error)) {
+  if (error instanceof ImportError || error instanceof UsageError || error instanceof UserError || (error instanceof Error && error.name === 'TypeError' && 'code' in error)) {
     say(`rsr-api: ${error.message}`);
     if (error instanceof UsageError) say(USAGE);
   } else {

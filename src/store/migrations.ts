@@ -52,15 +52,28 @@ export async function dropForeignKeyIndexes(db: Kysely<Database>, entity: Entity
   for (const index of foreignKeyIndexes(entity)) await db.schema.dropIndex(index.name).ifExists().execute();
 }
 
+/**
+ * Tables are created from their declarations as they are now. A later change to a declared
+ * table's columns therefore comes with a migration that alters existing databases the same way.
+ */
+const createTables = async (db: Transaction<Database>, connection: Connection, names: readonly string[]) => {
+  for (const entity of TABLES.filter((table) => names.includes(table.table))) await createTable(db, connection.dialect, entity);
+};
+
 const MIGRATIONS: Migration[] = [
   {
     version: 1,
-    name: 'tables of every declared entity; the seed report definitions',
+    name: 'the dataset tables; the seed report definitions',
     async up(db, connection) {
-      for (const entity of TABLES) await createTable(db, connection.dialect, entity);
+      await createTables(db, connection, TABLES.map((table) => table.table).filter((table) => table !== 'api_token'));
       await insertRows(connection, db, reports, SEED_REPORTS);
       await connection.dialect.syncGeneratedIds(db, reports.table);
     },
+  },
+  {
+    version: 2,
+    name: 'API keys',
+    up: (db, connection) => createTables(db, connection, ['api_token']),
   },
 ];
 
