@@ -3,7 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import { RESOURCES } from '../resources/index.js';
 import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
 import { registerAuthentication } from './auth.js';
-import { ApiError, databaseUnavailable } from './errors.js';
+import { ApiError, databaseUnavailable, unsupportedMediaType } from './errors.js';
 import { registerResource, takesTrailingSlash } from './routes.js';
 import { origin, redirectWithSlash, splitUrl } from './url.js';
 
@@ -42,6 +42,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const schemaReady = options.schemaReady;
   if (schemaReady) app.addHook('onRequest', async () => schemaReady());
 
+  registerBodyParsers(app);
   registerAuthentication(app, options.connection);
   for (const resource of RESOURCES) registerResource(app, resource, options);
 
@@ -66,6 +67,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
       reply.removeHeader('allow');
       return reply.code(unavailable.status).header('retry-after', '1').send(unavailable.body);
     }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.code(415).send(unsupportedMediaType(request.headers['content-type'] ?? '').body);
+    }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.code(error.statusCode).send({ detail: error.message });
     }
@@ -74,4 +78,23 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/**
+ * Bodies DRF's JSONParser and FormParser accept (http.md, Errors): JSON (an empty body is an
+ * empty object) and HTML forms; any other media type is 415.
+ */
+function registerBodyParsers(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, {});
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (error) {
+      done(new ApiError(400, { detail: `JSON parse error - ${(error as Error).message}` }), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
 }

@@ -14,5 +14,6 @@ export const notFound = (withRouteHeaders = true) => new ApiError(404, { detail:
 export const invalidPage = () => new ApiError(404, { detail: 'Invalid page.' });
 export const methodNotAllowed = (method: string) => new ApiError(405, { detail: `Method "${method}" not allowed.` });
 export const notAuthenticated = () => new ApiError(403, { detail: 'Authentication credentials were not provided.' });
+export const permissionDenied = () => new ApiError(403, { detail: 'You do not have permission to perform this action.' });
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
 export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' });

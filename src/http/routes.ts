@@ -3,16 +3,18 @@
  * format-suffix forms, OPTIONS, and 405 for the methods a route does not offer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Resource } from '../resources/define.js';
+import type { Caller, Resource } from '../resources/define.js';
 import { renderRecords } from '../resources/render.js';
 import { locatePage, pageLinks, parseListQuery } from '../query/list-query.js';
 import type { QueryPairs } from '../query/params.js';
 import { countRecords, lookupFor, oneRecord, pageRecords } from '../store/read.js';
 import type { Connection } from '../store/connect.js';
-import { invalidPage, methodNotAllowed, notAuthenticated, notFound } from './errors.js';
+import { invalidPage, methodNotAllowed, notFound } from './errors.js';
 import { chooseFormat } from './negotiate.js';
+import { metadata } from './metadata.js';
 import { pageSchema, recordSchema } from './schemas.js';
-import { baseUrl, queryPairs, redirectWithSlash } from './url.js';
+import { baseUrl, origin, queryPairs, redirectWithSlash } from './url.js';
+import { remove, requireSignedIn, save } from './writes.js';
 
 export const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
 export const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';
@@ -27,16 +29,6 @@ export interface RouteContext {
 
 function requireJson(suffix: string | undefined, pairs: QueryPairs): void {
   if (chooseFormat(suffix, pairs) === null) throw notFound(false);
-}
-
-/** OPTIONS body (DRF's SimpleMetadata). */
-function metadata(resource: Resource, suffix: 'List' | 'Instance') {
-  return {
-    name: `${resource.title} ${suffix}`,
-    description: resource.description,
-    renders: ['application/json'],
-    parses: ['application/json', 'application/x-www-form-urlencoded'],
-  };
 }
 
 export function registerResource(app: FastifyInstance, resource: Resource, context: RouteContext): void {
@@ -70,13 +62,31 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     return Number(match[1]);
   }
 
-  async function detail(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
-    const id = detailTarget(request, reply);
-    const caller = request.caller;
+  /** One record as the caller sees it. */
+  async function renderOne(id: number, caller: Caller) {
     const row = await oneRecord(connection, resource, caller, id);
     if (!row) throw notFound();
     const [record] = await renderRecords(resource, [row], lookup, { caller, timeZone });
     return record;
+  }
+
+  async function detail(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
+    return renderOne(detailTarget(request, reply), request.caller);
+  }
+
+  async function create(request: FastifyRequest, reply: FastifyReply) {
+    if (resource.readOnly) throw methodNotAllowed('POST');
+    const id = await save(connection, resource, 'create', null, request);
+    reply.code(201).header('location', `${origin(request)}/rest/v1/${resource.name}/${id}/`);
+    return renderOne(id, request.caller);
+  }
+
+  async function change(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
+    const id = detailTarget(request, reply);
+    if (resource.readOnly) throw methodNotAllowed(request.method);
+    if (request.method === 'DELETE') return remove(connection, resource, id, request, reply);
+    await save(connection, resource, request.method === 'PUT' ? 'replace' : 'patch', id, request);
+    return renderOne(id, request.caller);
   }
 
   const refuse = (allow: string) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -89,15 +99,17 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     app.options(url, async (request: FastifyRequest<{ Params: { format?: string } }>, reply) => {
       requireJson(request.params.format, queryPairs(request));
       reply.header('allow', LIST_ALLOW);
-      return metadata(resource, 'List');
+      return metadata(resource, 'List', request.caller);
     });
-    // Writes arrive with authentication; until a caller can sign in, nobody may write.
+    // Anonymous writes are refused before their body is read (DRF authenticates first).
     app.post(url, {
-      onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      schema: { response: { 201: recordSchema(resource) } },
+      onRequest: async (request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) => {
+        requireJson(request.params.format, queryPairs(request));
         reply.header('allow', LIST_ALLOW);
-        throw notAuthenticated();
+        requireSignedIn(request);
       },
-    }, async () => undefined);
+    }, create);
     app.route({ method: ['PUT', 'PATCH', 'DELETE'], url, handler: refuse(LIST_ALLOW) });
   }
   for (const url of detailPaths) {
@@ -109,17 +121,18 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     app.get(url, { onRequest: redirect, schema: { response: { 200: recordSchema(resource) } } }, detail);
     app.options(url, { onRequest: redirect }, async (request: FastifyRequest<{ Params: { segment: string } }>, reply) => {
       detailTarget(request, reply);
-      return metadata(resource, 'Instance');
+      return metadata(resource, 'Instance', request.caller);
     });
     app.route({
       method: ['PUT', 'PATCH', 'DELETE'],
       url,
+      schema: { response: { 200: recordSchema(resource) } },
       onRequest: [redirect, async (request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) => {
         if (reply.sent) return;
         detailTarget(request, reply);
-        throw notAuthenticated();
+        requireSignedIn(request);
       }],
-      handler: async () => undefined,
+      handler: change,
     });
     app.post(url, { onRequest: redirect }, async (request: FastifyRequest<{ Params: { segment: string } }>, reply) => {
       detailTarget(request, reply);

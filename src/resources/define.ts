@@ -87,6 +87,8 @@ export interface Entity {
   checks?: readonly RecordCheck[];
   /** Records of another table written inside this one's records (organisation.locations). */
   nested?: readonly NestedCollection[];
+  /** Foreign keys leading from a record to the project it belongs to (for visibility). */
+  projectPath?: readonly string[];
 }
 
 export interface NestedCollection {
@@ -117,6 +119,14 @@ export interface Lookup {
   byColumn(table: string, column: string, values: readonly unknown[]): Promise<Row[]>;
 }
 
+/** Who may create, change and delete records (http.md, Roles and visibility; resources.md). */
+export type Writers =
+  /** Callers with one of `roles` at an organisation that is a partner of the record's project. */
+  | { kind: 'partners'; roles: ReadonlySet<string> }
+  /** Edit roles of the organisation itself may change it; administrators create and delete. */
+  | { kind: 'organisation' }
+  | { kind: 'admins' };
+
 export interface Resource extends Entity {
   /** Path segment and dataset file name. */
   name: string;
@@ -129,8 +139,22 @@ export interface Resource extends Entity {
   pinnedOrder?: readonly number[];
   visibility: Visibility;
   /** Attaches related rows (under `$`-prefixed keys) that derived fields read. */
-  expand?(rows: Row[], lookup: Lookup): Promise<void>;
+  expand?(rows: Row[], lookup: Lookup, caller: Caller): Promise<void>;
+  /** Default: partners' edit roles for project records, administrators for the rest. */
+  writers?: Writers;
+  /** Fields the service sets, never the caller: `created`/`modified` timestamps, the author. */
+  serviceFields?: { created?: string; modified?: string; author?: string };
   readOnly?: boolean;
+}
+
+/** The path to the project that decides a record's visibility, if any. */
+export function projectPathOf(entity: Entity | Resource): readonly string[] | null {
+  if ('visibility' in entity) return entity.visibility.kind === 'project' ? entity.visibility.path : null;
+  return entity.projectPath ?? null;
+}
+
+export function writersOf(resource: Resource): Writers {
+  return resource.writers ?? (resource.visibility.kind === 'project' ? { kind: 'partners', roles: EDIT_ROLES } : { kind: 'admins' });
 }
 
 /** A resource with the usual defaults: table named as the list, no description, ordered by id. */

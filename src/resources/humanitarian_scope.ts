@@ -7,6 +7,7 @@ const humanitarianScope = resource({
   name: 'humanitarian_scope',
   title: 'Humanitarian Scope',
   visibility: ownedByProject('project'),
+  writers: { kind: 'admins' }, // resources.md
   fields: {
     id: id(),
     type_label: derived(Type.String(), (row) => codeLabel('humanitarian_scope_type', row.type)),

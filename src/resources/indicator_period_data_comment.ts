@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { sortKey } from '../text/sortkey.js';
-import { attachOne, derived, desc, fk, id, text, timestamp, type Lookup, type Row, ownedByProject, resource } from './define.js';
+import { EDIT_ROLES, attachOne, derived, desc, fk, id, text, timestamp, type Lookup, type Row, ownedByProject, resource } from './define.js';
 
 const ORGANISATION = Type.Object({
   id: Type.Integer(),
@@ -62,6 +62,8 @@ const indicatorPeriodDataComment = resource({
   title: 'Indicator Period Data Comment',
   defaultOrder: [desc('id')],
   visibility: ownedByProject('data', 'period', 'indicator', 'result', 'project'),
+  writers: { kind: 'partners', roles: new Set([...EDIT_ROLES, 'Enumerators']) },
+  serviceFields: { created: 'created_at', modified: 'last_modified_at', author: 'user' },
   fields: {
     id: id(),
     data: fk('indicator_period_data', { required: true }),

@@ -1,6 +1,7 @@
 /** How problems read: on one import line, and in the API's DRF-style validation errors. */
 import type { Problem } from './validate.js';
 
+const PYTHON_TYPES: Record<string, string> = { string: 'str', number: 'float', boolean: 'bool', object: 'dict' };
 const shown = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value));
 const article = (noun: string): string => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
 
@@ -11,7 +12,7 @@ export function importText(problem: Problem): string {
     case 'null': return 'may not be null';
     case 'blank': return 'may not be blank';
     case 'max_length': return `has ${problem.length} characters, at most ${problem.max} are allowed`;
-    case 'not_integer': return `${shown(problem.value)} is not an integer`;
+    case 'not_integer': case 'not_pk': return `${shown(problem.value)} is not an integer`;
     case 'not_number': return `${shown(problem.value)} is not a number`;
     case 'not_string': return `${shown(problem.value)} is not a string`;
     case 'not_boolean': return `${shown(problem.value)} is not a boolean`;
@@ -39,6 +40,7 @@ export function apiText(problem: Problem, entityName: string): string {
     case 'blank': return 'This field may not be blank.';
     case 'max_length': return `Ensure this field has no more than ${problem.max} characters.`;
     case 'not_integer': return 'A valid integer is required.';
+    case 'not_pk': return `Incorrect type. Expected pk value, received ${PYTHON_TYPES[typeof problem.value] ?? 'str'}.`;
     case 'not_number': return 'A valid number is required.';
     case 'not_string': return 'Not a valid string.';
     case 'not_boolean': return 'Must be a valid boolean.';

@@ -28,6 +28,8 @@ const organisation = resource({
   description: 'API endpoint that allows organisations to be viewed or edited.',
   defaultOrder: [asc('name')],
   visibility: { kind: 'public' },
+  writers: { kind: 'organisation' },
+  serviceFields: { created: 'created_at', modified: 'last_modified_at' },
   checks: [
     (record) =>
       record.primary_location !== null && !(record.locations ?? []).some((location: Row) => location?.id === record.primary_location)

@@ -17,7 +17,7 @@ function storedValue(type: string, value: unknown, timeZone: string): unknown {
 
 /** Expands the page's related rows (batched) and renders each record. */
 export async function renderRecords(resource: Resource, rows: Row[], lookup: Lookup, options: RenderOptions): Promise<Row[]> {
-  if (rows.length && resource.expand) await resource.expand(rows, lookup);
+  if (rows.length && resource.expand) await resource.expand(rows, lookup, options.caller);
   const context = { caller: options.caller };
   const fields = Object.entries(resource.fields);
   return rows.map((row) => {

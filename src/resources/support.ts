@@ -7,6 +7,7 @@ import { bool, code, date, decimal, email, fk, id, int, ROLES, text, timestamp, 
 
 export const project: Entity = {
   table: 'project',
+  projectPath: [],
   fields: {
     id: id(),
     title: text({ maxLength: 200 }),
@@ -64,6 +65,7 @@ export const partnership: Entity = {
 
 export const projectLocation: Entity = {
   table: 'project_location',
+  projectPath: ['project'],
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -105,6 +107,7 @@ export const indicator: Entity = {
 
 export const indicatorPeriod: Entity = {
   table: 'indicator_period',
+  projectPath: ['indicator', 'result', 'project'],
   fields: {
     id: id(),
     indicator: fk('indicator', { required: true }),
@@ -119,6 +122,7 @@ export const indicatorPeriod: Entity = {
 
 export const indicatorPeriodData: Entity = {
   table: 'indicator_period_data',
+  projectPath: ['period', 'indicator', 'result', 'project'],
   fields: {
     id: id(),
     period: fk('indicator_period', { required: true }),
@@ -137,6 +141,7 @@ export const indicatorDimensionName: Entity = {
 
 export const indicatorDimensionValue: Entity = {
   table: 'indicator_dimension_value',
+  projectPath: ['name', 'project'],
   fields: { id: id(), name: fk('indicator_dimension_name', { required: true }), value: text({ maxLength: 100 }) },
 };
 

@@ -11,7 +11,7 @@ import { storedFields, type Entity, type Row, type StoredField } from './define.
 export type Problem =
   | { field: string; code: 'required' | 'null' | 'blank' }
   | { field: string; code: 'max_length'; max: number; length: number }
-  | { field: string; code: 'not_integer' | 'not_number' | 'not_string' | 'not_boolean' | 'invalid_date' | 'invalid_datetime' | 'invalid_url' | 'invalid_email'; value: unknown }
+  | { field: string; code: 'not_integer' | 'not_pk' | 'not_number' | 'not_string' | 'not_boolean' | 'invalid_date' | 'invalid_datetime' | 'invalid_url' | 'invalid_email'; value: unknown }
   | { field: string; code: 'invalid_choice'; value: unknown; choices: readonly (string | number)[] }
   | { field: string; code: 'invalid_code'; value: string; list: string }
   | { field: string; code: 'decimal_places'; value: number; decimals: number }
@@ -72,7 +72,7 @@ function choiceProblem(field: StoredField, value: string | number): Check {
 function valueProblem(field: StoredField, value: unknown): Check {
   switch (field.type) {
     case 'int':
-      if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > MAX_INT) return { code: 'not_integer', value };
+      if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > MAX_INT) return { code: field.references ? 'not_pk' : 'not_integer', value };
       return rangeProblem(field, value) ?? choiceProblem(field, value);
     case 'decimal':
       if (typeof value !== 'number' || !Number.isFinite(value)) return { code: 'not_number', value };
@@ -142,3 +142,39 @@ export function checkRecord(entity: Entity, record: Row): Problem[] {
     .map((problem) => ({ field: problem.field, code: 'rule', text: problem.message }));
 }
 
+
+// DRF's BooleanField.TRUE_VALUES / FALSE_VALUES.
+const TRUE_TEXT = new Set(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1']);
+const FALSE_TEXT = new Set(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0']);
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+const NUMBER_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*$/;
+
+/**
+ * Written values as DRF's fields accept them: numbers and booleans may come as text (always so
+ * in form bodies), numbers are accepted for text; in a form, an empty value of a nullable
+ * non-text field means null and JSON fields hold JSON text. Anything else is left for
+ * `cleanRecord` to judge.
+ */
+export function coerceInput(entity: Entity, input: Row, form: boolean): Row {
+  const output: Row = { ...input };
+  for (const [name, field] of storedFields(entity)) {
+    const value = output[name];
+    if (value === undefined || value === null) continue;
+    if (form && value === '' && field.nullable && field.type !== 'text') output[name] = null;
+    else if (field.type === 'int' && typeof value === 'string' && INTEGER_TEXT.test(value)) output[name] = Number(value);
+    else if (field.type === 'decimal' && typeof value === 'string' && NUMBER_TEXT.test(value)) output[name] = Number(value);
+    else if (field.type === 'bool' && (typeof value === 'string' || typeof value === 'number')) {
+      const text = String(value);
+      if (TRUE_TEXT.has(text)) output[name] = true;
+      else if (FALSE_TEXT.has(text)) output[name] = false;
+    } else if (field.type === 'text' && typeof value === 'number' && Number.isFinite(value)) output[name] = String(value);
+    else if (form && field.type === 'json' && typeof value === 'string') {
+      try {
+        output[name] = JSON.parse(value);
+      } catch {
+        output[name] = value;
+      }
+    }
+  }
+  return output;
+}

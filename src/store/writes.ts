@@ -1,0 +1,178 @@
+/**
+ * Creating, changing and deleting records through the API (issue: writes). Each write is one
+ * transaction: the record is validated against its declaration, its references must exist and
+ * be visible to the caller, unique fields stay unique, and the caller must hold a role that may
+ * write it (resources.md). A refused write changes nothing.
+ */
+import { sql, type Kysely } from 'kysely';
+import {
+  EDIT_ROLES, organisationsWithRole, projectPathOf, storedFields, writersOf,
+  type Caller, type Entity, type Resource, type Row,
+} from '../resources/define.js';
+import { ENTITY_BY_TABLE } from '../resources/index.js';
+import { checkRecord, cleanRecord, type Problem } from '../resources/validate.js';
+import type { Connection, Database } from './connect.js';
+import { fromColumns, oneRecord } from './read.js';
+import { insertRecord, updateRecord } from './write.js';
+
+export type WriteKind = 'create' | 'replace' | 'patch';
+
+export class WriteRefused extends Error {
+  constructor(
+    readonly reason: 'invalid' | 'forbidden' | 'not_found',
+    readonly problems: Problem[] = [],
+  ) {
+    super(reason);
+  }
+}
+
+/** The current instant as stored timestamps are (canonical UTC, microseconds). */
+const now = () => `${new Date().toISOString().slice(0, 23)}000Z`;
+
+function entityOf(table: string): Entity {
+  return ENTITY_BY_TABLE.get(table) as Entity;
+}
+
+/** The project a record belongs to, following its declared path; null when it has none. */
+async function projectOf(db: Kysely<Database>, entity: Entity, record: Row): Promise<number | null> {
+  const path = projectPathOf(entity);
+  if (!path) return null;
+  if (path.length === 0) return record.id ?? null;
+  let value: unknown = record[path[0]];
+  let table = storedFields(entity).find(([name]) => name === path[0])?.[1].references as string;
+  for (const foreignKey of path.slice(1)) {
+    if (value === null || value === undefined) return null;
+    const row = await db.selectFrom(table).select(foreignKey).where('id', '=', value as number).executeTakeFirst();
+    value = row?.[foreignKey] ?? null;
+    table = storedFields(entityOf(table)).find(([name]) => name === foreignKey)?.[1].references as string;
+  }
+  return (value as number | null) ?? null;
+}
+
+async function isPartner(db: Kysely<Database>, project: number, organisations: readonly number[]): Promise<boolean> {
+  if (organisations.length === 0) return false;
+  const row = await db.selectFrom('partnership').select('id').where('project', '=', project).where('organisation', 'in', organisations).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** http.md: public and published, or a project of one of the caller's organisations. */
+async function projectVisible(connection: Connection, db: Kysely<Database>, caller: Caller, project: number): Promise<boolean> {
+  if (caller.isAdmin) return true;
+  const row = await db.selectFrom('project').select(['is_public', 'publishing_status']).where('id', '=', project).executeTakeFirst();
+  if (!row) return false;
+  const stored = fromColumns(entityOf('project'), connection.dialect, { ...row, id: project });
+  if (stored.is_public && stored.publishing_status === 'published') return true;
+  return isPartner(db, project, [...caller.organisations.keys()]);
+}
+
+/** Each foreign key must name a record that exists and that the caller may see. */
+async function referenceProblems(connection: Connection, db: Kysely<Database>, entity: Entity, caller: Caller, record: Row, skip: ReadonlySet<string>): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const [name, field] of storedFields(entity)) {
+    const value = record[name];
+    if (!field.references || name === 'id' || skip.has(name) || typeof value !== 'number') continue;
+    const target = entityOf(field.references);
+    const exists = await db.selectFrom(target.table).selectAll().where('id', '=', value).executeTakeFirst();
+    const project = exists ? await projectOf(db, target, fromColumns(target, connection.dialect, exists as Row)) : null;
+    const visible = exists && (project === null || (await projectVisible(connection, db, caller, project)));
+    if (!visible) problems.push({ field: name, code: 'does_not_exist', value });
+  }
+  return problems;
+}
+
+async function uniqueProblems(db: Kysely<Database>, entity: Entity, record: Row, id: number | null): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const [name, field] of storedFields(entity)) {
+    const value = record[name];
+    if (!field.unique || typeof value !== 'string' || value === '') continue;
+    let query = db.selectFrom(entity.table).select('id');
+    query = field.unique === 'ci' ? query.where(sql`lower(${sql.ref(name)})`, '=', value.toLowerCase()) : query.where(name, '=', value);
+    if (id !== null) query = query.where('id', '<>', id);
+    const owner = await query.executeTakeFirst();
+    if (owner) problems.push({ field: name, code: 'unique', value, owner: owner.id as number });
+  }
+  return problems;
+}
+
+/** May the caller write this record (before and after the change)? */
+async function mayWrite(db: Kysely<Database>, resource: Resource, caller: Caller, kind: WriteKind | 'delete', records: Row[]): Promise<boolean> {
+  if (caller.isAdmin) return true;
+  const writers = writersOf(resource);
+  if (writers.kind === 'admins') return false;
+  if (writers.kind === 'organisation') {
+    return kind !== 'create' && kind !== 'delete' && records.every((record) => organisationsWithRole(caller, EDIT_ROLES).includes(record.id));
+  }
+  const organisations = organisationsWithRole(caller, writers.roles);
+  for (const record of records) {
+    const project = await projectOf(db, resource, record);
+    if (project === null || !(await isPartner(db, project, organisations))) return false;
+  }
+  return true;
+}
+
+/** The nested collections of a stored record, as a written record would hold them (for checks). */
+async function nestedOf(connection: Connection, db: Kysely<Database>, entity: Entity, id: number | null): Promise<Row> {
+  const nested: Row = {};
+  for (const collection of entity.nested ?? []) {
+    const rows = id === null ? [] : await db.selectFrom(collection.entity.table).selectAll().where(collection.parent, '=', id).execute();
+    nested[collection.field] = rows.map((row) => fromColumns(collection.entity, connection.dialect, row as Row));
+  }
+  return nested;
+}
+
+/** Creates (id null) or changes a record; its id. Refusals throw WriteRefused. */
+export async function saveRecord(connection: Connection, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
+  return connection.db.transaction().execute(async (trx) => {
+    const scoped: Connection = { ...connection, db: trx };
+    const existing = id === null ? null : await oneRecord(scoped, resource, caller, id);
+    if (id !== null && !existing) throw new WriteRefused('not_found');
+    const service = resource.serviceFields ?? {};
+    const ignore = new Set(['id', ...Object.values(service)]);
+    // PUT keeps the stored value of an optional field it leaves out; required ones must be given.
+    const base = kind === 'replace' && existing ? Object.fromEntries(storedFields(resource).filter(([name, field]) => !field.required && !ignore.has(name)).map(([name]) => [name, existing[name]])) : {};
+    const { record: cleaned, problems } = cleanRecord(resource, { ...base, ...input }, { partial: kind === 'patch', ignore });
+    const record: Row = { ...(existing ?? {}), ...cleaned };
+    const stamp = now();
+    if (service.created && !existing) record[service.created] = stamp;
+    if (service.modified) record[service.modified] = stamp;
+    if (service.author && !existing) record[service.author] = caller.userId;
+    if (problems.length === 0) problems.push(...checkRecord(resource, { ...record, ...(await nestedOf(connection, trx, resource, id)) }));
+    const skip = new Set([...(service.author ? [service.author] : []), ...problems.map((problem) => problem.field)]);
+    problems.push(...(await referenceProblems(connection, trx, resource, caller, record, skip)));
+    problems.push(...(await uniqueProblems(trx, resource, record, id)));
+    if (problems.length) throw new WriteRefused('invalid', problems);
+    if (!(await mayWrite(trx, resource, caller, kind, existing ? [existing, record] : [record]))) throw new WriteRefused('forbidden');
+    if (existing && id !== null) {
+      await updateRecord(connection, trx, resource, id, record);
+      return id;
+    }
+    return insertRecord(connection, trx, resource, record);
+  });
+}
+
+export async function deleteRecord(connection: Connection, resource: Resource, caller: Caller, id: number): Promise<void> {
+  await connection.db.transaction().execute(async (trx) => {
+    const scoped: Connection = { ...connection, db: trx };
+    const existing = await oneRecord(scoped, resource, caller, id);
+    if (!existing) throw new WriteRefused('not_found');
+    if (!(await mayWrite(trx, resource, caller, 'delete', [existing]))) throw new WriteRefused('forbidden');
+    for (const collection of resource.nested ?? []) await trx.deleteFrom(collection.entity.table).where(collection.parent, '=', id).execute();
+    await detachReferences(trx, resource.table, id);
+    await trx.deleteFrom(resource.table).where('id', '=', id).execute();
+  });
+}
+
+/**
+ * What pointed to a deleted record: optional references are cleared (a transaction keeps its
+ * history without the organisation); records that cannot exist without it (an organisation's
+ * employments and partnerships) go with it.
+ */
+async function detachReferences(db: Kysely<Database>, table: string, id: number): Promise<void> {
+  for (const entity of ENTITY_BY_TABLE.values()) {
+    for (const [name, field] of storedFields(entity)) {
+      if (field.references !== table || name === 'id') continue;
+      if (field.nullable) await db.updateTable(entity.table).set({ [name]: null }).where(name, '=', id).execute();
+      else await db.deleteFrom(entity.table).where(name, '=', id).execute();
+    }
+  }
+}
