@@ -13,7 +13,7 @@ import { connect, isDatabaseUnavailable, type Connection } from './store/connect
 import { exportDataset, readDataset } from './store/dataset-files.js';
 import { ImportError, importRecords, type DatasetSource } from './store/import.js';
 import { migrate, schemaGate } from './store/migrations.js';
-import { createToken, createUser, revokeTokens, UserError } from './store/users.js';
+import { createToken, createUser, revokeTokens, UserError, type NewUser } from './store/users.js';
 
 const USAGE = `usage: rsr-api <command>
   serve [--demo]                 start the API on PORT (default 8000); --demo fills an empty database with demo data
@@ -65,6 +65,35 @@ async function loadDemo(connection: Connection, scale: number, seed: number, rep
   say(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary(counts)}`);
 }
 
+/**
+ * Four users to try writes with at once, their keys printed this once: an administrator, and a
+ * project editor, an enumerator and a plain user at the reporting organisation of a published project.
+ */
+async function createDemoUsers(connection: Connection): Promise<void> {
+  const partner = await connection.db
+    .selectFrom('partnership as p')
+    .innerJoin('project as j', 'j.id', 'p.project')
+    .innerJoin('organisation as o', 'o.id', 'p.organisation')
+    .select(['o.id as id', 'o.name as name', 'j.id as project'])
+    .where('p.iati_organisation_role', '=', 101)
+    .where('j.publishing_status', '=', 'published')
+    .orderBy('j.id')
+    .executeTakeFirstOrThrow();
+  const organisation = partner.id as number;
+  const people: [string, string, Omit<NewUser, 'email' | 'firstName' | 'lastName'>][] = [
+    ['administrator', 'admin', { admin: true }],
+    ['project editor', 'editor', { organisation, role: 'Project Editors' }],
+    ['enumerator', 'enumerator', { organisation, role: 'Enumerators' }],
+    ['user', 'user', { organisation, role: 'Users' }],
+  ];
+  say(`Demo users (their keys are shown this once; organisation ${organisation} "${partner.name}" is a partner of project ${partner.project}):`);
+  for (const [title, name, options] of people) {
+    const email = `${name}@demo.rsr-api.org`;
+    await createUser(connection, { email, firstName: title.charAt(0).toUpperCase() + title.slice(1), lastName: 'Demo', ...options });
+    say(`  ${title.padEnd(15)} ${email.padEnd(28)} Authorization: Token ${await createToken(connection, email)}`);
+  }
+}
+
 async function serve(config: Config, withDemo: boolean): Promise<void> {
   const connection = connect(config.databaseUrl, { poolSize: config.databasePoolSize });
   const schemaReady = schemaGate(connection);
@@ -72,7 +101,10 @@ async function serve(config: Config, withDemo: boolean): Promise<void> {
   try {
     await schemaReady();
     const projects = await connection.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
-    if (withDemo && Number(projects.count) === 0) await loadDemo(connection, 1, 1, false);
+    if (withDemo && Number(projects.count) === 0) {
+      await loadDemo(connection, 1, 1, false);
+      await createDemoUsers(connection);
+    }
     records = `${formatCount(await recordCount(connection))} records`;
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;

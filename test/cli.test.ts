@@ -17,6 +17,16 @@ describe('command line', () => {
       const answer = await request(server.base, '/rest/v1/budget_item/?page=2&ordering=-amount');
       assert.equal(answer.status, 200);
       assert.equal(answer.body.results.length, 30);
+      // The demo users' keys are printed, and the project editor's works for a write.
+      const keys = [...server.output().matchAll(/^ {2}(\w[\w ]+?) +\S+@demo\.rsr-api\.org +Authorization: Token ([0-9a-f]{40})$/gm)];
+      assert.deepEqual(keys.map((match) => match[1]), ['administrator', 'project editor', 'enumerator', 'user']);
+      const project = Number(/partner of project (\d+)/.exec(server.output())?.[1]);
+      const created = await request(server.base, '/rest/v1/link/', {
+        method: 'POST',
+        headers: { authorization: `Token ${keys[1][2]}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ project, url: 'https://example.org/demo' }),
+      });
+      assert.equal(created.status, 201, created.text);
     } finally {
       await server.stop();
     }
