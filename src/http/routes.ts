@@ -5,11 +5,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller, Resource } from '../resources/define.js';
 import { renderRecords } from '../resources/render.js';
-import { locatePage, pageLinks, parseListQuery } from '../query/list-query.js';
+import { FilterError } from '../query/filters.js';
+import { locatePage, pageLinks, parseListQuery, type ListQuery } from '../query/list-query.js';
 import type { QueryPairs } from '../query/params.js';
 import { countRecords, lookupFor, oneRecord, pageRecords } from '../store/read.js';
 import type { Connection } from '../store/connect.js';
-import { invalidPage, methodNotAllowed, notFound } from './errors.js';
+import { ApiError, invalidPage, methodNotAllowed, notFound } from './errors.js';
 import { chooseFormat } from './negotiate.js';
 import { metadata } from './metadata.js';
 import { pageSchema, recordSchema } from './schemas.js';
@@ -31,6 +32,16 @@ function requireJson(suffix: string | undefined, pairs: QueryPairs): void {
   if (chooseFormat(suffix, pairs) === null) throw notFound(false);
 }
 
+/** The list query, or a 400 naming the filter that cannot be applied (decisions D8, D9). */
+export function listQuery(resource: Resource, pairs: QueryPairs): ListQuery {
+  try {
+    return parseListQuery(resource, pairs);
+  } catch (error) {
+    if (error instanceof FilterError) throw new ApiError(400, { detail: error.message });
+    throw error;
+  }
+}
+
 export function registerResource(app: FastifyInstance, resource: Resource, context: RouteContext): void {
   const { connection, timeZone } = context;
   const lookup = lookupFor(connection);
@@ -41,13 +52,13 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     const pairs = queryPairs(request);
     requireJson(request.params.format, pairs);
     reply.header('allow', LIST_ALLOW);
-    const query = parseListQuery(resource, pairs);
+    const query = listQuery(resource, pairs);
     if (query.page.kind === 'invalid') throw invalidPage();
     const caller = request.caller;
-    const count = await countRecords(connection, resource, caller);
+    const count = await countRecords(connection, resource, caller, query.filters);
     const page = locatePage(query.page, query.limit, count);
     if (!page) throw invalidPage();
-    const rows = await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: page.offset });
+    const rows = await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: page.offset }, query.filters);
     const results = await renderRecords(resource, rows, lookup, { caller, timeZone });
     return { count, ...pageLinks(baseUrl(request), pairs, page), results };
   }

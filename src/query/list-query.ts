@@ -3,6 +3,7 @@
  * and pagination" and "Ordering").
  */
 import type { OrderTerm, Resource } from '../resources/define.js';
+import { parseFilters, type FilterTree } from './filters.js';
 import { lastValue, linkWith, type QueryPairs } from './params.js';
 
 export const PAGE_SIZE = 30;
@@ -12,6 +13,7 @@ const PLAIN_INTEGER = /^[0-9]+$/;
 export type PageSpec = { kind: 'number'; number: number } | { kind: 'last' } | { kind: 'invalid' };
 
 export interface ListQuery {
+  filters: FilterTree;
   page: PageSpec;
   limit: number;
   order: OrderTerm[];
@@ -59,8 +61,9 @@ export function parseOrdering(resource: Resource, pairs: QueryPairs): { order: O
   return { order, pinned };
 }
 
+/** Throws FilterError for a filter that names a field but cannot be applied. */
 export function parseListQuery(resource: Resource, pairs: QueryPairs): ListQuery {
-  return { page: parsePage(pairs), limit: parseLimit(pairs), ...parseOrdering(resource, pairs) };
+  return { filters: parseFilters(resource, pairs), page: parsePage(pairs), limit: parseLimit(pairs), ...parseOrdering(resource, pairs) };
 }
 
 export interface Page {

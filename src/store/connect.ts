@@ -31,6 +31,8 @@ export function connect(url: string, options: ConnectOptions = {}): Connection {
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
   database.pragma('cache_size = -65536'); // 64 MiB of pages
+  // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
+  database.pragma('case_sensitive_like = ON');
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: sqliteDialect, sqlite: database, location: path };
 }
 

@@ -3,10 +3,11 @@
  * visibility, the requested order and the batched lookups of related rows. It knows nothing of
  * HTTP; the query layer hands it an order, a limit and an offset.
  */
-import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { FilterTerm, FilterTree } from '../query/filters.js';
 import { EDIT_ROLES, organisationsWithRole, storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.js';
 import { ENTITY_BY_TABLE } from '../resources/index.js';
-import { sortKeyColumn } from '../text/sortkey.js';
+import { sortKey, sortKeyColumn } from '../text/sortkey.js';
 import type { Connection, Database } from './connect.js';
 import type { Dialect } from './dialect.js';
 
@@ -100,6 +101,72 @@ function ownProjects(query: Query, connection: Connection, caller: Caller): Quer
   });
 }
 
+/** `%` and `_` are wildcards of LIKE: a searched value matches them literally. */
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+const like = (column: Expression<unknown>, pattern: string) => sql<SqlBool>`${column} like ${pattern} escape '\\'`;
+const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** One lookup on `alias.name`; text compares by its D7 key where case does not matter or order does. */
+function condition(eb: ExpressionBuilder<Database, never>, dialect: Dialect, alias: string, term: FilterTerm): Expression<SqlBool> {
+  const value = term.value;
+  const text = term.field.type === 'text';
+  const plain = column(alias, term.name);
+  const keyed = text ? column(alias, sortKeyColumn(term.name)) : plain;
+  const stored = (item: unknown) => (text ? item : dialect.toDb(term.field, item));
+  const key = (item: unknown) => (text ? sortKey(item as string) : dialect.toDb(term.field, item));
+  switch (term.lookup) {
+    case 'exact':
+      return value === null ? eb(plain, 'is', null) : eb(plain, '=', stored(value));
+    case 'iexact':
+      return eb(keyed, '=', key(value));
+    case 'contains': return like(plain, `%${likeEscaped(value as string)}%`);
+    case 'startswith': return like(plain, `${likeEscaped(value as string)}%`);
+    case 'endswith': return like(plain, `%${likeEscaped(value as string)}`);
+    case 'icontains': return like(keyed, `%${likeEscaped(key(value) as string)}%`);
+    case 'istartswith': return like(keyed, `${likeEscaped(key(value) as string)}%`);
+    case 'iendswith': return like(keyed, `%${likeEscaped(key(value) as string)}`);
+    case 'in': {
+      const items = (value as unknown[]).map(stored);
+      return items.length ? eb(plain, 'in', items) : sql<SqlBool>`1 = 0`;
+    }
+    case 'range': {
+      const [low, high] = value as unknown[];
+      return eb.and([eb(keyed, '>=', key(low)), eb(keyed, '<=', key(high))]);
+    }
+    case 'isnull':
+      return value ? eb(plain, 'is', null) : eb(plain, 'is not', null);
+    default:
+      return eb(keyed, COMPARISONS[term.lookup], key(value));
+  }
+}
+
+/** A term on the record itself, or through its foreign keys as nested `IN (select id …)`. */
+function termExpression(eb: ExpressionBuilder<Database, never>, connection: Connection, term: FilterTerm): Expression<SqlBool> {
+  if (term.hops.length === 0) return condition(eb, connection.dialect, 't', term);
+  const last = term.hops[term.hops.length - 1].table;
+  let ids = connection.db.selectFrom(`${last} as f`).select('f.id').where((inner) => condition(inner as never, connection.dialect, 'f', term));
+  for (let index = term.hops.length - 2; index >= 0; index -= 1) {
+    ids = connection.db.selectFrom(`${term.hops[index].table} as f`).select('f.id').where(column('f', term.hops[index + 1].foreignKey), 'in', ids);
+  }
+  return eb(column('t', term.hops[0].foreignKey), 'in', ids);
+}
+
+function filterExpression(eb: ExpressionBuilder<Database, never>, connection: Connection, tree: FilterTree): Expression<SqlBool> {
+  switch (tree.kind) {
+    case 'term': return termExpression(eb, connection, tree);
+    // Django's exclude() keeps records whose compared value is NULL: NOT of unknown is unknown in SQL.
+    case 'not': return sql<SqlBool>`not coalesce(${filterExpression(eb, connection, tree.item)}, 1 = 0)`;
+    case 'and': return tree.items.length ? eb.and(tree.items.map((item) => filterExpression(eb, connection, item))) : sql<SqlBool>`1 = 1`;
+    case 'or': return eb.or(tree.items.map((item) => filterExpression(eb, connection, item)));
+  }
+}
+
+/** The caller's visible records that match the filters. */
+async function matchingRecords(connection: Connection, resource: Resource, caller: Caller, filters?: FilterTree): Promise<Query> {
+  const query = await visibleRecords(connection, resource, caller);
+  return filters ? query.where((eb) => filterExpression(eb as never, connection, filters)) : query;
+}
+
 function orderExpression(resource: Resource, term: OrderTerm): Expression<unknown> {
   const declared = field(entityOf(resource.table), term.field);
   return column('t', declared.type === 'text' && declared.orderable ? sortKeyColumn(term.field) : term.field);
@@ -129,13 +196,13 @@ export interface PageRequest {
   offset: number;
 }
 
-export async function countRecords(connection: Connection, resource: Resource, caller: Caller): Promise<number> {
-  const row = await (await visibleRecords(connection, resource, caller)).select(sql<number | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
+export async function countRecords(connection: Connection, resource: Resource, caller: Caller, filters?: FilterTree): Promise<number> {
+  const row = await (await matchingRecords(connection, resource, caller, filters)).select(sql<number | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
-export async function pageRecords(connection: Connection, resource: Resource, caller: Caller, page: PageRequest): Promise<Row[]> {
-  let query = selectColumns(await visibleRecords(connection, resource, caller), resource);
+export async function pageRecords(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {
+  let query = selectColumns(await matchingRecords(connection, resource, caller, filters), resource);
   query = applyOrder(query, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
   const entity = entityOf(resource.table);
   return (await query.execute()).map((columns) => fromColumns(entity, connection.dialect, columns as Row));
