@@ -83,7 +83,7 @@ for (const store of testStores()) {
       const list = await request(server.base, '/rest/v1/transaction/', { method: 'OPTIONS' });
       assert.equal(list.status, 200);
       assert.equal(list.headers.get('allow'), LIST_ALLOW);
-      assert.deepEqual(list.body, { name: 'Transaction List', description: 'Transaction resource.', renders: ['application/json'], parses });
+      assert.deepEqual(list.body, { name: 'Transaction List', description: 'Transaction resource.', renders: ['application/json', 'application/xml', 'text/csv'], parses });
       const names = {
         budget_item: ['Budget Item List', ''],
         organisation: ['Organisation List', 'API endpoint that allows organisations to be viewed or edited.'],

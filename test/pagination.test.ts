@@ -102,6 +102,26 @@ for (const store of testStores()) {
       assert.equal(second.body.previous, `${list}?${rest}`);
     });
 
+    test('legacy /api/v1/: limit and offset in the meta/objects envelope, at the first, a middle and the last offset', async () => {
+      const legacy = `${server.base}/api/v1/budget_item/`;
+      const first = await request(server.base, '/api/v1/budget_item/?limit=100');
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get('allow'), null);
+      assert.deepEqual(first.body.meta, { limit: 100, next: `${legacy}?limit=100&offset=100`, offset: 0, previous: null, total_count: 1050 });
+      assert.deepEqual(first.body.objects.map((record: { id: number }) => record.id), VISIBLE.slice(0, 100));
+      const middle = await request(server.base, '/api/v1/budget_item/?offset=500&limit=100');
+      assert.deepEqual(middle.body.meta, { limit: 100, next: `${legacy}?limit=100&offset=600`, offset: 500, previous: `${legacy}?limit=100&offset=400`, total_count: 1050 });
+      assert.deepEqual(middle.body.objects.map((record: { id: number }) => record.id), VISIBLE.slice(500, 600));
+      const near = await request(server.base, '/api/v1/budget_item/?offset=50&limit=100');
+      assert.equal(near.body.meta.previous, `${legacy}?limit=100`);
+      const last = await request(server.base, '/api/v1/budget_item/?offset=1000&limit=100');
+      assert.deepEqual(last.body.meta, { limit: 100, next: null, offset: 1000, previous: `${legacy}?limit=100&offset=900`, total_count: 1050 });
+      assert.deepEqual(last.body.objects.map((record: { id: number }) => record.id), VISIBLE.slice(1000));
+      const defaults = await request(server.base, '/api/v1/budget_item/?offset=x&limit=5000&type=1');
+      assert.deepEqual([defaults.body.meta.offset, defaults.body.meta.limit, defaults.body.objects.length], [0, 1000, 350]);
+      assert.equal((await request(server.base, '/api/v1/budget_item')).status, 301);
+    });
+
     test('links use the host the client addressed', async () => {
       const { body } = await rawRequest(server.base, '/rest/v1/budget_item/', { headers: { host: 'api.example.org:8443' } });
       assert.equal(body.next, 'http://api.example.org:8443/rest/v1/budget_item/?page=2');

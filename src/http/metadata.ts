@@ -37,7 +37,7 @@ export function metadata(resource: Resource, suffix: 'List' | 'Instance', caller
   const body: Record<string, unknown> = {
     name: `${resource.title} ${suffix}`,
     description: resource.description,
-    renders: ['application/json'],
+    renders: ['application/json', 'application/xml', 'text/csv'],
     parses: ['application/json', 'application/x-www-form-urlencoded'],
   };
   if (suffix === 'List' && mayCreate(resource, caller)) {

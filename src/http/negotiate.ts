@@ -1,16 +1,21 @@
 /**
- * Which renderer answers (http.md, "Formats and content negotiation"). JSON for everything,
- * including `?format=api` (decision D1); a path suffix overrides `?format=`; any other format
- * value is 404.
+ * Which renderer answers (http.md, "Formats and content negotiation"): a path suffix, else
+ * `?format=`, else the Accept header; JSON by default, for `format=api` and for browsers
+ * (decision D1). An unknown `format` value or suffix is 404.
  */
+import Negotiator from 'negotiator';
+import type { FastifyRequest } from 'fastify';
 import { lastValue, type QueryPairs } from '../query/params.js';
 
-export type Format = 'json';
+export type Format = 'json' | 'xml' | 'csv';
 
-const JSON_NAMES = new Set(['', 'json', 'api']);
+const BY_NAME: Record<string, Format> = { '': 'json', json: 'json', api: 'json', xml: 'xml', csv: 'csv' };
+const BY_MEDIA_TYPE: Record<string, Format> = { 'application/json': 'json', 'text/html': 'json', 'application/xml': 'xml', 'text/csv': 'csv' };
 
-export function chooseFormat(suffix: string | undefined, pairs: QueryPairs): Format | null {
-  if (suffix !== undefined) return suffix === 'json' ? 'json' : null;
+export function chooseFormat(request: FastifyRequest, suffix: string | undefined, pairs: QueryPairs): Format | null {
+  if (suffix !== undefined) return suffix === 'api' ? null : (BY_NAME[suffix] ?? null);
   const asked = lastValue(pairs, 'format');
-  return asked === undefined || JSON_NAMES.has(asked) ? 'json' : null;
+  if (asked !== undefined) return BY_NAME[asked] ?? null;
+  const preferred = new Negotiator(request).mediaType(Object.keys(BY_MEDIA_TYPE));
+  return BY_MEDIA_TYPE[preferred ?? 'application/json'] ?? 'json';
 }

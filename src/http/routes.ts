@@ -3,17 +3,18 @@
  * format-suffix forms, OPTIONS, and 405 for the methods a route does not offer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller, Resource } from '../resources/define.js';
+import type { Caller, Resource, Row } from '../resources/define.js';
 import { renderRecords } from '../resources/render.js';
 import { FilterError } from '../query/filters.js';
-import { locatePage, pageLinks, parseListQuery, type ListQuery } from '../query/list-query.js';
+import { locatePage, offsetLinks, pageLinks, parseListQuery, parseOffset, type ListQuery } from '../query/list-query.js';
 import type { QueryPairs } from '../query/params.js';
 import { countRecords, lookupFor, oneRecord, pageRecords } from '../store/read.js';
 import type { Connection } from '../store/connect.js';
 import { ApiError, invalidPage, methodNotAllowed, notFound } from './errors.js';
-import { chooseFormat } from './negotiate.js';
+import { chooseFormat, type Format } from './negotiate.js';
+import { respond } from './renderers.js';
 import { metadata } from './metadata.js';
-import { pageSchema, recordSchema } from './schemas.js';
+import { legacySchema, pageSchema, recordSchema } from './schemas.js';
 import { baseUrl, origin, queryPairs, redirectWithSlash } from './url.js';
 import { remove, requireSignedIn, save } from './writes.js';
 
@@ -28,8 +29,11 @@ export interface RouteContext {
   timeZone: string;
 }
 
-function requireJson(suffix: string | undefined, pairs: QueryPairs): void {
-  if (chooseFormat(suffix, pairs) === null) throw notFound(false);
+/** The renderer for this request; an unknown format is 404 without route headers. */
+function requireFormat(request: FastifyRequest, suffix: string | undefined, pairs: QueryPairs): Format {
+  const format = chooseFormat(request, suffix, pairs);
+  if (format === null) throw notFound(false);
+  return format;
 }
 
 /** The list query, or a 400 naming the filter that cannot be applied (decisions D8, D9). */
@@ -50,7 +54,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
 
   async function list(request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) {
     const pairs = queryPairs(request);
-    requireJson(request.params.format, pairs);
+    const format = requireFormat(request, request.params.format, pairs);
     reply.header('allow', LIST_ALLOW);
     const query = listQuery(resource, pairs);
     if (query.page.kind === 'invalid') throw invalidPage();
@@ -60,18 +64,20 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     if (!page) throw invalidPage();
     const rows = await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: page.offset }, query.filters);
     const results = await renderRecords(resource, rows, lookup, { caller, timeZone });
-    return { count, ...pageLinks(baseUrl(request), pairs, page), results };
+    return respond(reply, format, { count, ...pageLinks(baseUrl(request), pairs, page), results }, { listKey: 'results', filename: resource.name });
   }
 
   /** The record id and format of a detail path; 404 without route headers when it is no id. */
-  function detailTarget(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply): number {
+  function detailTarget(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply): { id: number; format: Format } {
     const match = DETAIL_SEGMENT.exec(request.params.segment);
     if (!match) throw notFound(false);
-    requireJson(match[2], queryPairs(request));
+    const format = requireFormat(request, match[2], queryPairs(request));
     if (!/^[0-9]+$/.test(match[1]) || Number(match[1]) > MAX_ID) throw notFound(false);
     reply.header('allow', DETAIL_ALLOW);
-    return Number(match[1]);
+    return { id: Number(match[1]), format };
   }
+
+  const one = (reply: FastifyReply, format: Format, record: Row) => respond(reply, format, record, { listKey: null, filename: resource.name });
 
   /** One record as the caller sees it. */
   async function renderOne(id: number, caller: Caller) {
@@ -82,7 +88,8 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
   }
 
   async function detail(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
-    return renderOne(detailTarget(request, reply), request.caller);
+    const { id, format } = detailTarget(request, reply);
+    return one(reply, format, await renderOne(id, request.caller));
   }
 
   async function create(request: FastifyRequest, reply: FastifyReply) {
@@ -93,7 +100,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
   }
 
   async function change(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
-    const id = detailTarget(request, reply);
+    const { id } = detailTarget(request, reply);
     if (resource.readOnly) throw methodNotAllowed(request.method);
     if (request.method === 'DELETE') return remove(connection, resource, id, request, reply);
     await save(connection, resource, request.method === 'PUT' ? 'replace' : 'patch', id, request);
@@ -105,10 +112,25 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     throw methodNotAllowed(request.method);
   };
 
+  /** The legacy offset interface of the original (http.md): same records, filters and order. */
+  async function legacyList(request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) {
+    const pairs = queryPairs(request);
+    const format = requireFormat(request, request.params.format, pairs);
+    const query = listQuery(resource, pairs);
+    const offset = parseOffset(pairs);
+    const caller = request.caller;
+    const count = await countRecords(connection, resource, caller, query.filters);
+    const rows = await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset }, query.filters);
+    const { next, previous } = offsetLinks(baseUrl(request), pairs, offset, query.limit, count);
+    const objects = await renderRecords(resource, rows, lookup, { caller, timeZone });
+    return respond(reply, format, { meta: { limit: query.limit, next, offset, previous, total_count: count }, objects }, { listKey: 'objects', filename: resource.name });
+  }
+  app.get(`/api/v1/${resource.name}/`, { schema: { response: { 200: legacySchema(resource) } } }, legacyList);
+
   for (const url of listPaths) {
     app.get(url, { schema: { response: { 200: pageSchema(resource) } } }, list);
     app.options(url, async (request: FastifyRequest<{ Params: { format?: string } }>, reply) => {
-      requireJson(request.params.format, queryPairs(request));
+      requireFormat(request, request.params.format, queryPairs(request));
       reply.header('allow', LIST_ALLOW);
       return metadata(resource, 'List', request.caller);
     });
@@ -116,7 +138,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     app.post(url, {
       schema: { response: { 201: recordSchema(resource) } },
       onRequest: async (request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) => {
-        requireJson(request.params.format, queryPairs(request));
+        requireFormat(request, request.params.format, queryPairs(request));
         reply.header('allow', LIST_ALLOW);
         requireSignedIn(request);
       },
@@ -156,6 +178,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
 export function takesTrailingSlash(path: string, resources: readonly Resource[]): boolean {
   const names = new Set(resources.map((resource) => resource.name));
   const parts = path.split('/');
+  if (parts.length === 4 && parts[1] === 'api' && parts[2] === 'v1') return names.has(parts[3]);
   if (parts[0] !== '' || parts[1] !== 'rest' || parts[2] !== 'v1') return false;
   if (parts.length === 3) return true;
   const name = parts[3].replace(/\.[a-z0-9]+$/, '');

@@ -14,3 +14,17 @@ export function pageSchema(resource: Resource): TObject {
     results: Type.Array(recordSchema(resource)),
   });
 }
+
+/** `/api/v1/`: the original's older offset envelope. */
+export function legacySchema(resource: Resource): TObject {
+  return Type.Object({
+    meta: Type.Object({
+      limit: Type.Integer(),
+      next: Nullable(Type.String()),
+      offset: Type.Integer(),
+      previous: Nullable(Type.String()),
+      total_count: Type.Integer(),
+    }),
+    objects: Type.Array(recordSchema(resource)),
+  });
+}

@@ -88,3 +88,18 @@ export function pageLinks(base: string, pairs: QueryPairs, page: Page): { next: 
     previous: page.number <= 1 ? null : linkWith(base, pairs, 'page', page.number === 2 ? null : String(page.number - 1)),
   };
 }
+
+/** The legacy interface's `offset` (http.md): a plain non-negative integer, else 0. */
+export function parseOffset(pairs: QueryPairs): number {
+  const raw = lastValue(pairs, 'offset');
+  return raw !== undefined && PLAIN_INTEGER.test(raw) ? Number(raw) : 0;
+}
+
+/** `/api/v1/` links: next while records remain; previous without `offset` when it would be 0 or less. */
+export function offsetLinks(base: string, pairs: QueryPairs, offset: number, limit: number, count: number): { next: string | null; previous: string | null } {
+  const back = offset - limit;
+  return {
+    next: offset + limit < count ? linkWith(base, pairs, 'offset', String(offset + limit)) : null,
+    previous: offset > 0 ? linkWith(base, pairs, 'offset', back > 0 ? String(back) : null) : null,
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * XML and CSV bodies (http.md, Formats), written record by record as a stream: a page of 1000
+ * records is never held a second time as one long string.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { stringify } from 'csv-stringify';
+import { createCB } from 'xmlbuilder2';
+import type { XMLBuilderCB } from 'xmlbuilder2/lib/interfaces.js';
+import type { Format } from './negotiate.js';
+
+type Json = unknown;
+
+/** DRF's XMLRenderer: one element per key, `list-item` per list entry, null empty, booleans True/False. */
+function writeXml(xml: XMLBuilderCB, value: Json): void {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      xml.ele('list-item');
+      writeXml(xml, item);
+      xml.up();
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      xml.ele(key);
+      writeXml(xml, item);
+      xml.up();
+    }
+  } else if (value !== null && value !== undefined) {
+    xml.txt(typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value));
+  }
+}
+
+/** The document `<?xml …?><root>…</root>`; the records of `listKey` are emitted one at a time. */
+export function xmlStream(body: Record<string, Json>, listKey: string | null): Readable {
+  async function* chunks(): AsyncGenerator<string> {
+    const pending: string[] = [];
+    const xml = createCB({ data: (chunk: string) => pending.push(chunk), allowEmptyTags: true, prettyPrint: false });
+    xml.dec({ version: '1.0', encoding: 'utf-8' }).ele('root');
+    for (const [key, value] of Object.entries(body)) {
+      xml.ele(key);
+      if (key === listKey && Array.isArray(value)) {
+        for (const record of value) {
+          xml.ele('list-item');
+          writeXml(xml, record);
+          xml.up();
+          yield pending.splice(0).join('');
+        }
+      } else writeXml(xml, value);
+      xml.up();
+    }
+    xml.up().end();
+    yield pending.splice(0).join('');
+  }
+  return Readable.from(chunks());
+}
+
+/** rest_framework_csv's flattening: nested keys joined with dots, list entries by index. */
+function flatten(value: Json, prefix: string, into: Map<string, unknown>): Map<string, unknown> {
+  if (Array.isArray(value)) value.forEach((item, index) => flatten(item, `${prefix}.${index}`, into));
+  else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) flatten(item, prefix ? `${prefix}.${key}` : key, into);
+  else into.set(prefix, value);
+  return into;
+}
+
+/** One row per record; the header is the sorted union of the flattened column names; CRLF. */
+export function csvStream(records: readonly Json[]): Readable {
+  const rows = records.map((record) => flatten(record, '', new Map()));
+  const columns = [...new Set(rows.flatMap((row) => [...row.keys()]))].sort();
+  const csv = stringify({
+    header: true,
+    columns,
+    record_delimiter: 'windows',
+    cast: { boolean: (value) => (value ? 'True' : 'False') },
+  });
+  return Readable.from(rows.map((row) => Object.fromEntries(columns.map((column) => [column, row.get(column) ?? null])))).pipe(csv);
+}
+
+export interface Rendering {
+  /** The key whose list holds the records (`results`, `objects`), or null for one record. */
+  listKey: string | null;
+  /** Name of the CSV attachment, without `.csv`. */
+  filename: string;
+}
+
+/** JSON goes back to Fastify (schema serialization); XML and CSV are streamed from here. */
+export function respond(reply: FastifyReply, format: Format, body: Record<string, unknown>, rendering: Rendering): unknown {
+  if (format === 'json') return body;
+  if (format === 'xml') return reply.type('application/xml; charset=utf-8').send(xmlStream(body, rendering.listKey));
+  const records = rendering.listKey === null ? [body] : (body[rendering.listKey] as unknown[]);
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${rendering.filename}.csv"`)
+    .send(csvStream(records));
+}
