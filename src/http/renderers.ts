@@ -5,51 +5,34 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { stringify } from 'csv-stringify';
-import { createCB } from 'xmlbuilder2';
-import type { XMLBuilderCB } from 'xmlbuilder2/lib/interfaces.js';
+import { XMLBuilder } from 'fast-xml-parser';
 import type { Format } from './negotiate.js';
 
 type Json = unknown;
 
+const xml = new XMLBuilder({ suppressEmptyNode: false, processEntities: true });
+
 /** DRF's XMLRenderer: one element per key, `list-item` per list entry, null empty, booleans True/False. */
-function writeXml(xml: XMLBuilderCB, value: Json): void {
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      xml.ele('list-item');
-      writeXml(xml, item);
-      xml.up();
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      xml.ele(key);
-      writeXml(xml, item);
-      xml.up();
-    }
-  } else if (value !== null && value !== undefined) {
-    xml.txt(typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value));
-  }
+function xmlShape(value: Json): unknown {
+  if (Array.isArray(value)) return { 'list-item': value.map(xmlShape) };
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, xmlShape(item)]));
+  return value;
 }
 
-/** The document `<?xml …?><root>…</root>`; the records of `listKey` are emitted one at a time. */
+/** The document `<?xml …?><root>…</root>`; the records under `listKey` are built one at a time. */
 export function xmlStream(body: Record<string, Json>, listKey: string | null): Readable {
-  async function* chunks(): AsyncGenerator<string> {
-    const pending: string[] = [];
-    const xml = createCB({ data: (chunk: string) => pending.push(chunk), allowEmptyTags: true, prettyPrint: false });
-    xml.dec({ version: '1.0', encoding: 'utf-8' }).ele('root');
+  function* chunks(): Generator<string> {
+    yield '<?xml version="1.0" encoding="utf-8"?><root>';
     for (const [key, value] of Object.entries(body)) {
-      xml.ele(key);
       if (key === listKey && Array.isArray(value)) {
-        for (const record of value) {
-          xml.ele('list-item');
-          writeXml(xml, record);
-          xml.up();
-          yield pending.splice(0).join('');
-        }
-      } else writeXml(xml, value);
-      xml.up();
+        yield `<${key}>`;
+        for (const record of value) yield xml.build({ 'list-item': xmlShape(record) });
+        yield `</${key}>`;
+      } else yield xml.build({ [key]: xmlShape(value) });
     }
-    xml.up().end();
-    yield pending.splice(0).join('');
+    yield '</root>';
   }
   return Readable.from(chunks());
 }
