@@ -162,6 +162,28 @@ for (const store of testStores()) {
       assert.deepEqual(answer.body, Object.fromEntries(names.map((name) => [name, `http://rsr.example.org/rest/v1/${name}/`])));
     });
 
+    test('ETag and If-None-Match: 304 for an unchanged list, 200 once it changed', async () => {
+      const first = await request(server.base, '/rest/v1/keyword/');
+      const tag = first.headers.get('etag') ?? '';
+      assert.match(tag, /^"[^"]+"$/);
+      const again = await request(server.base, '/rest/v1/keyword/', { headers: { 'if-none-match': tag } });
+      assert.equal(again.status, 304);
+      assert.equal(again.text, '');
+      const other = await request(server.base, '/rest/v1/keyword/?limit=1', { headers: { 'if-none-match': tag } });
+      assert.equal(other.status, 200);
+    });
+
+    test('compression for clients that ask, with Vary: Accept, Accept-Encoding', async () => {
+      for (const [encoding, expected] of [['br', 'br'], ['gzip', 'gzip'], ['identity', null]] as const) {
+        const answer = await rawRequest(server.base, '/rest/v1/budget_item/', { headers: { 'accept-encoding': encoding } });
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers.get('content-encoding'), expected, encoding);
+        if (expected) assert.equal(answer.headers.get('vary'), 'Accept, accept-encoding');
+      }
+      const unpacked = await fetch(`${server.base}/rest/v1/budget_item/`, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal((await unpacked.json()).count, 9);
+    });
+
     test('undecodable paths and overlong ids are 404s', async () => {
       for (const path of ['/rest/v1/keyword/%/', '/rest/v1/keyword/%ZZ', `/rest/v1/keyword/${'1'.repeat(600)}/`]) {
         const answer = await request(server.base, path);

@@ -1,4 +1,6 @@
 /** The Fastify application: resource routes, the API root, and the answers every route shares. */
+import compress from '@fastify/compress';
+import etag from '@fastify/etag';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { RESOURCES } from '../resources/index.js';
 import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
@@ -33,7 +35,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   // http.md: every response carries Vary: Accept; JSON is application/json without a charset.
   app.addHook('onSend', async (request, reply, payload) => {
-    reply.header('vary', 'Accept');
+    const vary = reply.getHeader('vary');
+    reply.header('vary', typeof vary === 'string' && vary !== '' && !/\baccept\b/i.test(vary) ? `Accept, ${vary}` : 'Accept');
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json')) reply.header('content-type', 'application/json');
     return payload;
@@ -42,13 +45,18 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const schemaReady = options.schemaReady;
   if (schemaReady) app.addHook('onRequest', async () => schemaReady());
 
+  // Conditional requests (ETag / If-None-Match -> 304) and compression for clients that ask.
+  void app.register(etag);
+  void app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip', 'deflate'] });
   registerBodyParsers(app);
   registerAuthentication(app, options.connection);
-  for (const resource of RESOURCES) registerResource(app, resource, options);
-
-  app.get('/rest/v1/', async (request) => {
-    const names = RESOURCES.map((resource) => resource.name).sort();
-    return Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]));
+  // Routes load after the plugins above, so that compression sees them declared (its onRoute hook).
+  void app.register(async (api) => {
+    for (const resource of RESOURCES) registerResource(api, resource, options);
+    api.get('/rest/v1/', async (request) => {
+      const names = RESOURCES.map((resource) => resource.name).sort();
+      return Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]));
+    });
   });
 
   app.setNotFoundHandler(async (request, reply) => {

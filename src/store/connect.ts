@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { CountCache } from './data-version.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 
 /** Tables are declared at run time (resources/), so rows are typed by the declarations, not here. */
@@ -16,6 +17,7 @@ export interface Connection {
   sqlite?: SQLite.Database;
   /** Where the data lives, for messages (no password). */
   location: string;
+  counts: CountCache;
 }
 
 export interface ConnectOptions {
@@ -33,7 +35,7 @@ export function connect(url: string, options: ConnectOptions = {}): Connection {
   database.pragma('cache_size = -65536'); // 64 MiB of pages
   // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
   database.pragma('case_sensitive_like = ON');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: sqliteDialect, sqlite: database, location: path };
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: sqliteDialect, sqlite: database, location: path, counts: new CountCache() };
 }
 
 // Dates stay 'YYYY-MM-DD' text, as SQLite keeps them (1082 = date).
@@ -55,7 +57,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   pool.on('connect', (client) => client.on('error', () => undefined));
   const parsed = new URL(url);
   parsed.password = '';
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: postgresDialect, location: parsed.toString() };
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: postgresDialect, location: parsed.toString(), counts: new CountCache() };
 }
 
 const UNAVAILABLE_CODES = new Set([

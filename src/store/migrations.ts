@@ -75,6 +75,14 @@ const MIGRATIONS: Migration[] = [
     name: 'API keys',
     up: (db, connection) => createTables(db, connection, ['api_token']),
   },
+  {
+    version: 3,
+    name: 'the data version that cached counts are checked against',
+    async up(db) {
+      await db.schema.createTable('data_version').addColumn('id', 'integer', (column) => column.primaryKey()).addColumn('version', 'integer', (column) => column.notNull()).execute();
+      await db.insertInto('data_version').values({ id: 1, version: 1 }).execute();
+    },
+  },
 ];
 
 export async function migrate(connection: Connection): Promise<number[]> {

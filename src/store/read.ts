@@ -196,9 +196,12 @@ export interface PageRequest {
   offset: number;
 }
 
+/** How many records the caller may see that match the filters; cached until data changes. */
 export async function countRecords(connection: Connection, resource: Resource, caller: Caller, filters?: FilterTree): Promise<number> {
-  const row = await (await matchingRecords(connection, resource, caller, filters)).select(sql<number | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
-  return Number(row.count);
+  return connection.counts.get(connection, resource, caller, filters, async () => {
+    const row = await (await matchingRecords(connection, resource, caller, filters)).select(sql<number | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
+    return Number(row.count);
+  });
 }
 
 export async function pageRecords(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {

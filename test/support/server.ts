@@ -97,8 +97,10 @@ export interface Answer {
   body: any;
 }
 
+/** fetch, uncompressed unless the test asks otherwise (fetch would ask for gzip on its own). */
 export async function request(base: string, path: string, init: RequestInit = {}): Promise<Answer> {
-  const response = await fetch(base + path, { redirect: 'manual', ...init });
+  const headers = { 'accept-encoding': 'identity', ...(init.headers as Record<string, string> | undefined) };
+  const response = await fetch(base + path, { redirect: 'manual', ...init, headers });
   const text = await response.text();
   let body: unknown = undefined;
   try {

@@ -1,0 +1,42 @@
+/**
+ * One number that every change of data moves on, kept in the database so that every service
+ * instance sees it: counts are cached per instance and trusted only while the number is the one
+ * they were counted at (issue: count must not be a full scan per request, and stay exact).
+ */
+import type { Kysely } from 'kysely';
+import type { Caller, Resource } from '../resources/define.js';
+import type { Connection, Database } from './connect.js';
+
+/** Called inside every writing transaction: the change and the new version commit together. */
+export async function bumpDataVersion(db: Kysely<Database>): Promise<void> {
+  await db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
+}
+
+async function dataVersion(connection: Connection): Promise<number> {
+  const row = await connection.db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirst();
+  return Number(row?.version ?? 0);
+}
+
+/** What decides which records a caller sees: administrators, anonymous callers, or their roles. */
+function visibilityKey(caller: Caller): string {
+  if (caller.isAdmin) return 'admin';
+  return [...caller.organisations].sort(([a], [b]) => a - b).map(([id, groups]) => `${id}:${[...groups].sort().join('+')}`).join(',');
+}
+
+const MAX_ENTRIES = 5000;
+
+export class CountCache {
+  private readonly entries = new Map<string, { version: number; count: number }>();
+
+  /** The cached count when it is still exact, else `count()` (remembered at the current version). */
+  async get(connection: Connection, resource: Resource, caller: Caller, filters: unknown, count: () => Promise<number>): Promise<number> {
+    const version = await dataVersion(connection);
+    const key = `${resource.name}|${visibilityKey(caller)}|${JSON.stringify(filters ?? null)}`;
+    const cached = this.entries.get(key);
+    if (cached && cached.version === version) return cached.count;
+    const value = await count();
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { version, count: value });
+    return value;
+  }
+}
