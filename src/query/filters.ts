@@ -159,3 +159,8 @@ export function parseFilters(resource: Resource, pairs: QueryPairs): FilterTree 
   if (alternatives.length) items.push({ kind: 'or', items: alternatives });
   return { kind: 'and', items };
 }
+
+/** A text that is the same for the same filters (a cache key): the tree without field declarations. */
+export function filterKey(filters: FilterTree | undefined): string {
+  return JSON.stringify(filters ?? null, (key, value) => (key === 'field' ? undefined : value));
+}

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { CountCache } from './data-version.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
@@ -35,7 +35,35 @@ export function connect(url: string, options: ConnectOptions = {}): Connection {
   database.pragma('cache_size = -65536'); // 64 MiB of pages
   // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
   database.pragma('case_sensitive_like = ON');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), dialect: sqliteDialect, sqlite: database, location: path, counts: new CountCache() };
+  return {
+    db: new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }),
+    dialect: sqliteDialect,
+    sqlite: database,
+    location: path,
+    counts: new CountCache(),
+  };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; the same few SQL texts recur on every request, so prepared
+ * statements are kept (better-sqlite3 runs one at a time, so reusing them is safe).
+ */
+function withStatementCache(database: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+    },
+  };
 }
 
 // Dates stay 'YYYY-MM-DD' text, as SQLite keeps them (1082 = date).

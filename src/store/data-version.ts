@@ -4,7 +4,9 @@
  * they were counted at (issue: count must not be a full scan per request, and stay exact).
  */
 import type { Kysely } from 'kysely';
+import { filterKey, type FilterTree } from '../query/filters.js';
 import type { Caller, Resource } from '../resources/define.js';
+import { runShaped } from './compiled.js';
 import type { Connection, Database } from './connect.js';
 
 /** Called inside every writing transaction: the change and the new version commit together. */
@@ -13,12 +15,12 @@ export async function bumpDataVersion(db: Kysely<Database>): Promise<void> {
 }
 
 async function dataVersion(connection: Connection): Promise<number> {
-  const row = await connection.db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirst();
+  const [row] = await runShaped(connection, 'data_version', () => connection.db.selectFrom('data_version').select('version').where('id', '=', 1), 0, []);
   return Number(row?.version ?? 0);
 }
 
 /** What decides which records a caller sees: administrators, anonymous callers, or their roles. */
-function visibilityKey(caller: Caller): string {
+export function visibilityKey(caller: Caller): string {
   if (caller.isAdmin) return 'admin';
   return [...caller.organisations].sort(([a], [b]) => a - b).map(([id, groups]) => `${id}:${[...groups].sort().join('+')}`).join(',');
 }
@@ -29,9 +31,9 @@ export class CountCache {
   private readonly entries = new Map<string, { version: number; count: number }>();
 
   /** The cached count when it is still exact, else `count()` (remembered at the current version). */
-  async get(connection: Connection, resource: Resource, caller: Caller, filters: unknown, count: () => Promise<number>): Promise<number> {
+  async get(connection: Connection, resource: Resource, caller: Caller, filters: FilterTree | undefined, count: () => Promise<number>): Promise<number> {
     const version = await dataVersion(connection);
-    const key = `${resource.name}|${visibilityKey(caller)}|${JSON.stringify(filters ?? null)}`;
+    const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
     const cached = this.entries.get(key);
     if (cached && cached.version === version) return cached.count;
     const value = await count();

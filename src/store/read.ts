@@ -4,11 +4,13 @@
  * HTTP; the query layer hands it an order, a limit and an offset.
  */
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { FilterTerm, FilterTree } from '../query/filters.js';
+import { filterKey, type FilterTerm, type FilterTree } from '../query/filters.js';
 import { EDIT_ROLES, organisationsWithRole, storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.js';
 import { ENTITY_BY_TABLE } from '../resources/index.js';
 import { sortKey, sortKeyColumn } from '../text/sortkey.js';
+import { runShaped } from './compiled.js';
 import type { Connection, Database } from './connect.js';
+import { visibilityKey } from './data-version.js';
 import type { Dialect } from './dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tables are declared at run time
@@ -205,10 +207,13 @@ export async function countRecords(connection: Connection, resource: Resource, c
 }
 
 export async function pageRecords(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {
-  let query = selectColumns(await matchingRecords(connection, resource, caller, filters), resource);
-  query = applyOrder(query, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
+  const build = async () => applyOrder(selectColumns(await matchingRecords(connection, resource, caller, filters), resource), resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
   const entity = entityOf(resource.table);
-  return (await query.execute()).map((columns) => fromColumns(entity, connection.dialect, columns as Row));
+  // Report visibility reads the reports themselves: that query is built afresh each time.
+  const rows = resource.visibility.kind === 'organisations'
+    ? await (await build()).execute()
+    : await runShaped(connection, `page|${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${JSON.stringify(page.order)}|${page.pinned}`, build, 2, [page.limit, page.offset]);
+  return rows.map((columns) => fromColumns(entity, connection.dialect, columns as Row));
 }
 
 export async function oneRecord(connection: Connection, resource: Resource, caller: Caller, id: number): Promise<Row | null> {
@@ -242,11 +247,8 @@ export function lookupFor(connection: Connection): Lookup {
       const rows: Row[] = [];
       for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
         const chunk = wanted.slice(start, start + LOOKUP_CHUNK);
-        const found = await connection.db
-          .selectFrom(table)
-          .select(storedFields(entity).map(([name]) => name))
-          .where(columnName, 'in', chunk)
-          .execute();
+        const build = () => connection.db.selectFrom(table).select(storedFields(entity).map(([name]) => name)).where(columnName, 'in', chunk);
+        const found = await runShaped(connection, `lookup|${table}|${columnName}|${chunk.length}`, build, chunk.length, chunk);
         for (const columns of found) rows.push(fromColumns(entity, connection.dialect, columns as Row));
       }
       return rows;

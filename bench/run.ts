@@ -1,0 +1,191 @@
+/**
+ * `npm run bench`: load scenarios against our server on SQLite (and PostgreSQL when
+ * BENCH_POSTGRES_URL or TEST_POSTGRES_URL is set), against a bare node:http ceiling and against
+ * the Django REST Framework reference (when its Debian packages are installed), all in one run
+ * on one machine and dataset. Prints a table and writes bench/results/latest.json.
+ *
+ *   BENCH_SCALES=1,100  demo scales (default 1)      BENCH_DURATION=5   seconds per scenario
+ *   BENCH_CONNECTIONS=32                              BENCH_DRF=0        skip the DRF reference
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startCeiling, startDrf, startOurs, type Running } from './servers.js';
+
+const scales = (process.env.BENCH_SCALES ?? '1').split(',').map(Number);
+const duration = Number(process.env.BENCH_DURATION ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+const root = new URL('..', import.meta.url).pathname;
+const scratch = mkdtempSync(join(os.tmpdir(), 'rsr-bench-'));
+
+interface Measurement {
+  scale: number;
+  server: string;
+  scenario: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  rssMiB: number;
+}
+const results: Measurement[] = [];
+const notes: Record<string, unknown> = {};
+
+function cli(args: string[], databaseUrl: string): string {
+  const run = spawnSync(process.execPath, ['bin/rsr-api.mjs', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`rsr-api ${args.join(' ')}: ${run.stderr}`);
+  return run.stderr;
+}
+
+function scenarios(firstId: number): [string, string, string?][] {
+  return [
+    ['page 1', '/rest/v1/budget_item/'],
+    ['deep page (300)', '/rest/v1/budget_item/?page=300'],
+    ['ordering=-amount', '/rest/v1/budget_item/?ordering=-amount'],
+    ['ordering=other_extra', '/rest/v1/budget_item/?ordering=other_extra'],
+    ['filtered (label=38)', '/rest/v1/budget_item/?label=38'],
+    ['limit=1000', '/rest/v1/budget_item/?limit=1000'],
+    ['one record', `/rest/v1/budget_item/${firstId}/`],
+    ['organisation page 1', '/rest/v1/organisation/'],
+    ['API root', '/rest/v1/'],
+    ['HEAD page 1', '/rest/v1/budget_item/', 'HEAD'],
+  ];
+}
+
+async function load(url: string, method = 'GET'): Promise<autocannon.Result> {
+  return autocannon({ url, method: method as autocannon.Request['method'], connections, duration, headers: { accept: 'application/json' } });
+}
+
+async function measure(scale: number, server: Running, scenario: string, path: string, method?: string): Promise<Measurement> {
+  const result = await load(server.base + path, method);
+  const measurement = {
+    scale, server: server.name, scenario,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50, p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    rssMiB: Math.round(server.rssMiB()),
+  };
+  results.push(measurement);
+  console.error(`  ${server.name.padEnd(16)} ${scenario.padEnd(22)} ${String(measurement.requestsPerSecond).padStart(7)} req/s  p50 ${measurement.p50Ms} ms  p99 ${measurement.p99Ms} ms  errors ${measurement.errors}`);
+  return measurement;
+}
+
+async function firstVisibleId(base: string): Promise<number> {
+  const body = (await (await fetch(`${base}/rest/v1/budget_item/`)).json()) as { results: { id: number }[] };
+  return body.results[0].id;
+}
+
+/** Time from spawning `serve` on an existing database to its first answered request. */
+async function startupMs(databaseUrl: string): Promise<number> {
+  const started = performance.now();
+  const server = await startOurs(databaseUrl);
+  for (;;) {
+    const answer = await fetch(`${server.base}/rest/v1/`).catch(() => null);
+    if (answer?.ok) break;
+  }
+  const elapsed = performance.now() - started;
+  await server.stop();
+  return Math.round(elapsed);
+}
+
+async function postgresDatabase(name: string): Promise<string | null> {
+  if (!postgresUrl) return null;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** The DRF reference on the same dataset (spec mode, 2 gunicorn workers, its own SQLite file). */
+async function drfServer(scale: number, sqliteUrl: string): Promise<Running | null> {
+  const peer = join(root, '..', 'shared', 'peers', 'drf');
+  if (process.env.BENCH_DRF === '0' || !existsSync(peer)) return null;
+  if (spawnSync('/usr/bin/python3', ['-c', 'import django, rest_framework, gunicorn'], { stdio: 'ignore' }).status !== 0) {
+    notes.drf = 'not installed: run ../shared/peers/drf/install.sh (Debian packages) to compare';
+    return null;
+  }
+  const directory = join(scratch, `drf-${scale}`);
+  cpSync(peer, directory, { recursive: true });
+  const dataset = join(scratch, `dataset-${scale}`);
+  cli(['export', dataset], sqliteUrl);
+  const env = { ...process.env, PEER_SQLITE_PATH: join(directory, 'db.sqlite3'), DJANGO_SETTINGS_MODULE: 'peer.settings' };
+  execFileSync('/usr/bin/python3', ['manage.py', 'migrate', '-v0'], { cwd: directory, env, stdio: 'ignore' });
+  execFileSync('/usr/bin/python3', ['manage.py', 'load', dataset], { cwd: directory, env, stdio: 'ignore' });
+  return startDrf(directory, 18_000 + scale, 2, { PEER_SQLITE_PATH: join(directory, 'db.sqlite3') });
+}
+
+async function benchScale(scale: number): Promise<void> {
+  console.error(`\nscale ${scale}`);
+  const sqliteUrl = `sqlite:${join(scratch, `scale-${scale}.sqlite`)}`;
+  const started = performance.now();
+  const loaded = cli(['demo', '--load', '--scale', String(scale)], sqliteUrl);
+  const records = [...loaded.matchAll(/ ([\d,]+)(?=,|$)/gm)].reduce((sum, match) => sum + Number(match[1].replace(/,/g, '')), 0);
+  const seconds = (performance.now() - started) / 1000;
+  notes[`import scale ${scale} (sqlite)`] = { seconds: Math.round(seconds), records, recordsPerSecond: Math.round(records / seconds) };
+
+  const servers: Running[] = [await startOurs(sqliteUrl)];
+  servers[0].name = 'rsr-api sqlite';
+  const postgres = await postgresDatabase(`rsr_bench_${scale}`);
+  if (postgres) {
+    cli(['demo', '--load', '--scale', String(scale)], postgres);
+    const server = await startOurs(postgres);
+    server.name = 'rsr-api postgres';
+    servers.push(server);
+  }
+  const drf = scale === 1 ? await drfServer(scale, sqliteUrl) : null;
+  if (drf) servers.push(drf);
+
+  const firstId = await firstVisibleId(servers[0].base);
+  try {
+    for (const [scenario, path, method] of scenarios(firstId)) {
+      for (const server of servers) {
+        if (server === drf && !['page 1', 'deep page (300)', 'one record', 'ordering=-amount'].includes(scenario)) continue;
+        await measure(scale, server, scenario, path, method);
+      }
+    }
+    const body = Buffer.from(await (await fetch(`${servers[0].base}/rest/v1/budget_item/`)).arrayBuffer());
+    const bodyFile = join(scratch, 'page1.json');
+    writeFileSync(bodyFile, body);
+    const ceiling = await startCeiling(bodyFile);
+    ceiling.name = 'node:http ceiling';
+    await measure(scale, ceiling, 'page 1', '/rest/v1/budget_item/');
+    await ceiling.stop();
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+  notes[`startup scale ${scale} (sqlite, ms to first answer)`] = await startupMs(sqliteUrl);
+}
+
+function ratio(scale: number, scenario: string, server: string, reference: string): string {
+  const ours = results.find((result) => result.scale === scale && result.scenario === scenario && result.server === server);
+  const other = results.find((result) => result.scale === scale && result.scenario === scenario && result.server === reference);
+  return ours && other ? (ours.requestsPerSecond / other.requestsPerSecond).toFixed(2) : 'n/a';
+}
+
+for (const scale of scales) await benchScale(scale);
+
+const summary: Record<string, string> = {};
+for (const scale of scales) {
+  summary[`scale ${scale}: page 1, sqlite / drf`] = ratio(scale, 'page 1', 'rsr-api sqlite', 'drf');
+  summary[`scale ${scale}: deep page, sqlite / drf`] = ratio(scale, 'deep page (300)', 'rsr-api sqlite', 'drf');
+  summary[`scale ${scale}: page 1, sqlite / ceiling`] = ratio(scale, 'page 1', 'rsr-api sqlite', 'node:http ceiling');
+}
+const report = {
+  date: new Date().toISOString(),
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+  settings: { duration, connections, scales },
+  summary, notes, results,
+};
+mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+writeFileSync(join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+console.table(results.map((result) => ({ ...result })));
+console.log(summary, notes);
+rmSync(scratch, { recursive: true, force: true });
