@@ -6,6 +6,7 @@
  *
  *   BENCH_SCALES=1,100  demo scales (default 1)      BENCH_DURATION=5   seconds per scenario
  *   BENCH_CONNECTIONS=32                              BENCH_DRF=0        skip the DRF reference
+ *   BENCH_POSTGRES_SCALES=1   scales also measured on PostgreSQL
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,12 +14,15 @@ import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { headLoad, type LoadResult } from './head-load.js';
 import { startCeiling, startDrf, startOurs, type Running } from './servers.js';
 
 const scales = (process.env.BENCH_SCALES ?? '1').split(',').map(Number);
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
+/** PostgreSQL at these scales only (loading scale 100 into it takes many minutes). */
+const postgresScales = (process.env.BENCH_POSTGRES_SCALES ?? '1').split(',').map(Number);
 const root = new URL('..', import.meta.url).pathname;
 const scratch = mkdtempSync(join(os.tmpdir(), 'rsr-bench-'));
 
@@ -56,19 +60,22 @@ function scenarios(firstId: number): [string, string, string?][] {
   ];
 }
 
-async function load(url: string, method = 'GET'): Promise<autocannon.Result> {
-  return autocannon({ url, method: method as autocannon.Request['method'], connections, duration, headers: { accept: 'application/json' } });
+function get(url: string): Promise<autocannon.Result> {
+  return autocannon({ url, connections, duration, headers: { accept: 'application/json' } });
+}
+
+function loadResult(result: autocannon.Result): LoadResult {
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
 }
 
 async function measure(scale: number, server: Running, scenario: string, path: string, method?: string): Promise<Measurement> {
-  const result = await load(server.base + path, method);
-  const measurement = {
-    scale, server: server.name, scenario,
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50, p99Ms: result.latency.p99,
-    errors: result.errors + result.timeouts + result.non2xx,
-    rssMiB: Math.round(server.rssMiB()),
-  };
+  const load = method === 'HEAD' ? await headLoad(server.base + path, connections, duration) : loadResult(await get(server.base + path));
+  const measurement = { scale, server: server.name, scenario, ...load, rssMiB: Math.round(server.rssMiB()) };
   results.push(measurement);
   console.error(`  ${server.name.padEnd(16)} ${scenario.padEnd(22)} ${String(measurement.requestsPerSecond).padStart(7)} req/s  p50 ${measurement.p50Ms} ms  p99 ${measurement.p99Ms} ms  errors ${measurement.errors}`);
   return measurement;
@@ -133,7 +140,7 @@ async function benchScale(scale: number): Promise<void> {
 
   const servers: Running[] = [await startOurs(sqliteUrl)];
   servers[0].name = 'rsr-api sqlite';
-  const postgres = await postgresDatabase(`rsr_bench_${scale}`);
+  const postgres = postgresScales.includes(scale) ? await postgresDatabase(`rsr_bench_${scale}`) : null;
   if (postgres) {
     cli(['demo', '--load', '--scale', String(scale)], postgres);
     const server = await startOurs(postgres);

@@ -28,17 +28,23 @@ export function visibilityKey(caller: Caller): string {
 const MAX_ENTRIES = 5000;
 
 export class CountCache {
-  private readonly entries = new Map<string, { version: number; count: number }>();
+  private readonly entries = new Map<string, { version: number; count: Promise<number> }>();
 
-  /** The cached count when it is still exact, else `count()` (remembered at the current version). */
+  /**
+   * The cached count when it is still exact, else `count()`, remembered at the current version.
+   * Requests that miss together share one count instead of each scanning the table.
+   */
   async get(connection: Connection, resource: Resource, caller: Caller, filters: FilterTree | undefined, count: () => Promise<number>): Promise<number> {
     const version = await dataVersion(connection);
     const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
     const cached = this.entries.get(key);
     if (cached && cached.version === version) return cached.count;
-    const value = await count();
+    const counting = count();
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { version, count: value });
-    return value;
+    this.entries.set(key, { version, count: counting });
+    counting.catch(() => {
+      if (this.entries.get(key)?.count === counting) this.entries.delete(key);
+    });
+    return counting;
   }
 }
