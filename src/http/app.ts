@@ -35,8 +35,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   // http.md: every response carries Vary: Accept; JSON is application/json without a charset.
   app.addHook('onSend', async (request, reply, payload) => {
-    const vary = reply.getHeader('vary');
-    reply.header('vary', typeof vary === 'string' && vary !== '' && !/\baccept\b/i.test(vary) ? `Accept, ${vary}` : 'Accept');
+    const vary = String(reply.getHeader('vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+    if (!vary.some((name) => name.toLowerCase() === 'accept')) reply.header('vary', ['Accept', ...vary].join(', '));
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json')) reply.header('content-type', 'application/json');
     return payload;

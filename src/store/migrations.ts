@@ -2,7 +2,7 @@
  * Versioned schema migrations, one source for both engines. Each runs once, inside a
  * transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.js';
 import { TABLES } from '../resources/index.js';
 import reports, { SEED_REPORTS } from '../resources/reports.js';
@@ -106,10 +106,6 @@ export async function migrate(connection: Connection): Promise<number[]> {
   return applied;
 }
 
-export async function schemaVersion(db: Kysely<Database>): Promise<number> {
-  const row = await sql<{ version: number | null }>`select max(version) as version from schema_migration`.execute(db);
-  return row.rows[0]?.version ?? 0;
-}
 
 /**
  * A check that the schema is current, run before requests: it migrates once the database
