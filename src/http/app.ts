@@ -6,6 +6,7 @@ import { RESOURCES } from '../resources/index.js';
 import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
 import { registerAuthentication } from './auth.js';
 import { ApiError, databaseUnavailable, unsupportedMediaType } from './errors.js';
+import { ResponseCache } from './response-cache.js';
 import { registerResource, takesTrailingSlash } from './routes.js';
 import { origin, redirectWithSlash, splitUrl } from './url.js';
 
@@ -51,8 +52,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerBodyParsers(app);
   registerAuthentication(app, options.connection);
   // Routes load after the plugins above, so that compression sees them declared (its onRoute hook).
+  const responses = new ResponseCache(options.connection);
   void app.register(async (api) => {
-    for (const resource of RESOURCES) registerResource(api, resource, options);
+    for (const resource of RESOURCES) registerResource(api, resource, { ...options, responses });
     api.get('/rest/v1/', async (request) => {
       const names = RESOURCES.map((resource) => resource.name).sort();
       return Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]));

@@ -13,6 +13,7 @@ import type { Connection } from '../store/connect.js';
 import { ApiError, invalidPage, methodNotAllowed, notFound } from './errors.js';
 import { chooseFormat, type Format } from './negotiate.js';
 import { respond } from './renderers.js';
+import type { ResponseCache } from './response-cache.js';
 import { metadata } from './metadata.js';
 import { legacySchema, pageSchema, recordSchema } from './schemas.js';
 import { baseUrl, origin, queryPairs, redirectWithSlash } from './url.js';
@@ -27,6 +28,7 @@ const DETAIL_SEGMENT = /^([^/.]+)(?:\.([a-z0-9]+))?$/;
 export interface RouteContext {
   connection: Connection;
   timeZone: string;
+  responses: ResponseCache;
 }
 
 /** The renderer for this request; an unknown format is 404 without route headers. */
@@ -47,15 +49,23 @@ export function listQuery(resource: Resource, pairs: QueryPairs): ListQuery {
 }
 
 export function registerResource(app: FastifyInstance, resource: Resource, context: RouteContext): void {
-  const { connection, timeZone } = context;
+  const { connection, timeZone, responses } = context;
   const lookup = lookupFor(connection);
   const listPaths = [`/rest/v1/${resource.name}/`, `/rest/v1/${resource.name}.:format`, `/rest/v1/${resource.name}.:format/`];
   const detailPaths = [`/rest/v1/${resource.name}/:segment/`, `/rest/v1/${resource.name}/:segment`];
+
+  /** JSON bodies come from the response cache; XML and CSV are streamed afresh. */
+  const cached = (request: FastifyRequest, reply: FastifyReply, format: Format, make: () => Promise<unknown>) =>
+    format === 'json' ? responses.json(request, reply, make).then((body) => reply.type('application/json').send(body)) : make();
 
   async function list(request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) {
     const pairs = queryPairs(request);
     const format = requireFormat(request, request.params.format, pairs);
     reply.header('allow', LIST_ALLOW);
+    return cached(request, reply, format, () => listBody(request, reply, pairs, format));
+  }
+
+  async function listBody(request: FastifyRequest, reply: FastifyReply, pairs: QueryPairs, format: Format) {
     const query = listQuery(resource, pairs);
     if (query.page.kind === 'invalid') throw invalidPage();
     const caller = request.caller;
@@ -89,7 +99,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
 
   async function detail(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
     const { id, format } = detailTarget(request, reply);
-    return one(reply, format, await renderOne(id, request.caller));
+    return cached(request, reply, format, async () => one(reply, format, await renderOne(id, request.caller)));
   }
 
   async function create(request: FastifyRequest, reply: FastifyReply) {

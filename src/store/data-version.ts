@@ -14,7 +14,7 @@ export async function bumpDataVersion(db: Kysely<Database>): Promise<void> {
   await db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
 }
 
-async function dataVersion(connection: Connection): Promise<number> {
+export async function dataVersion(connection: Connection): Promise<number> {
   const [row] = await runShaped(connection, 'data_version', () => connection.db.selectFrom('data_version').select('version').where('id', '=', 1), 0, []);
   return Number(row?.version ?? 0);
 }
