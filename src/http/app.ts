@@ -53,6 +53,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAuthentication(app, options.connection);
   // Routes load after the plugins above, so that compression sees them declared (its onRoute hook).
   const responses = new ResponseCache(options.connection);
+  responses.register(app);
   void app.register(async (api) => {
     for (const resource of RESOURCES) registerResource(api, resource, { ...options, responses });
     api.get('/rest/v1/', async (request) => {

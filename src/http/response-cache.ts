@@ -1,9 +1,11 @@
 /**
  * Finished JSON bodies of GET requests, kept per instance and served again while the data
  * version in the database is the one they were made at: exact after any write, from any
- * instance, and an unchanged page costs one indexed read (issue: cache what is cacheable).
+ * instance. A repeated request is answered from an onRequest hook with its stored ETag, so it
+ * costs one indexed read and a buffer write (issue: cache what is cacheable).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Connection } from '../store/connect.js';
 import { dataVersion } from '../store/data-version.js';
 
@@ -13,6 +15,8 @@ const MAX_BYTES = 64 * 1024 * 1024;
 interface Entry {
   version: number;
   body: string;
+  etag: string;
+  allow: string;
 }
 
 export class ResponseCache {
@@ -28,15 +32,24 @@ export class ResponseCache {
     return `${request.protocol}://${request.host}${request.url}|${who}`;
   }
 
-  /** The body `make` gives, or the one kept from an earlier identical request at this data version. */
+  /** Answers a GET from the cache when an identical one was answered at this data version. */
+  register(app: FastifyInstance): void {
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.method !== 'GET' || this.entries.size === 0) return;
+      const kept = this.entries.get(this.key(request));
+      if (!kept || kept.version !== (await dataVersion(this.connection))) return;
+      return reply.header('allow', kept.allow).header('etag', kept.etag).type('application/json').send(kept.body);
+    });
+  }
+
+  /** The body `make` gives, remembered for identical requests at this data version. */
   async json(request: FastifyRequest, reply: FastifyReply, make: () => Promise<unknown>): Promise<string> {
     const version = await dataVersion(this.connection);
-    const key = this.key(request);
-    const kept = this.entries.get(key);
-    if (kept && kept.version === version) return kept.body;
     const serialized = reply.serialize(await make());
     const body = typeof serialized === 'string' ? serialized : Buffer.from(serialized as Buffer).toString('utf8');
-    this.remember(key, { version, body });
+    const etag = `"${createHash('sha1').update(body).digest('base64')}"`;
+    reply.header('etag', etag);
+    if (request.method === 'GET') this.remember(this.key(request), { version, body, etag, allow: String(reply.getHeader('allow') ?? '') });
     return body;
   }
 
