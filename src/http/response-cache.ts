@@ -32,10 +32,10 @@ export class ResponseCache {
     return `${request.protocol}://${request.host}${request.url}|${who}`;
   }
 
-  /** Answers a GET from the cache when an identical one was answered at this data version. */
+  /** Answers a GET (or HEAD: Node sends no body then) from the cache at an unchanged data version. */
   register(app: FastifyInstance): void {
     app.addHook('onRequest', async (request, reply) => {
-      if (request.method !== 'GET' || this.entries.size === 0) return;
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || this.entries.size === 0) return;
       const kept = this.entries.get(this.key(request));
       if (!kept || kept.version !== (await dataVersion(this.connection))) return;
       return reply.header('allow', kept.allow).header('etag', kept.etag).type('application/json').send(kept.body);
@@ -49,7 +49,7 @@ export class ResponseCache {
     const body = typeof serialized === 'string' ? serialized : Buffer.from(serialized as Buffer).toString('utf8');
     const etag = `"${createHash('sha1').update(body).digest('base64')}"`;
     reply.header('etag', etag);
-    if (request.method === 'GET') this.remember(this.key(request), { version, body, etag, allow: String(reply.getHeader('allow') ?? '') });
+    this.remember(this.key(request), { version, body, etag, allow: String(reply.getHeader('allow') ?? '') });
     return body;
   }
 
