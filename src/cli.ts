@@ -225,7 +225,9 @@ async function demo(connection: Connection, config: Config, dir: string | undefi
 }
 
 run(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ImportError || error instanceof UsageError || error instanceof UserError || (error instanceof Error && error.name === 'TypeError' && 'code' in error)) {
+  // Our own refusals and node:util's parseArgs errors are a user's mistake: the message alone.
+  const argumentError = error instanceof Error && String((error as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
+  if (error instanceof ImportError || error instanceof UsageError || error instanceof UserError || argumentError) {
     say(`rsr-api: ${error.message}`);
     if (error instanceof UsageError) say(USAGE);
   } else {

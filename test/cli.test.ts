@@ -61,5 +61,8 @@ describe('command line', () => {
     const scale = await runCli(['demo', '--scale', 'big'], { DATABASE_URL: `sqlite:${join(scratch(), 'x.sqlite')}` });
     assert.equal(scale.code, 1);
     assert.match(scale.stderr, /--scale must be a positive number, not 'big'/);
+    const option = await runCli(['export', '--nope'], {});
+    assert.equal(option.code, 1);
+    assert.match(option.stderr, /^rsr-api: Unknown option '--nope'/);
   });
 });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parsePythonLiteral } from '../src/query/python-literal.js';
-import { request, startServer, testStores, type TestServer } from './support/server.js';
+import { request, testStores, useServer } from './support/server.js';
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
@@ -24,11 +24,7 @@ describe('python literals', () => {
 
 for (const store of testStores()) {
   describe(`filters (${store.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(store);
-    });
-    after(() => server.close());
+    const server = useServer(store);
 
     const ids = async (resource: string, query: string) => {
       const answer = await request(server.base, `/rest/v1/${resource}/?${query}`);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { request, startServer, testStores, type TestServer } from './support/server.js';
+import { request, testStores, useServer } from './support/server.js';
 
 const expected = (file: string) => readFileSync(new URL(`./fixtures/expected/${file}`, import.meta.url), 'utf8');
 
@@ -17,11 +17,7 @@ const BODIES: [string, string][] = [
 
 for (const store of testStores()) {
   describe(`formats (${store.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(store);
-    });
-    after(() => server.close());
+    const server = useServer(store);
 
     for (const [file, path] of BODIES) {
       test(`${path} is ${file}, byte for byte`, async () => {

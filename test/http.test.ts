@@ -1,18 +1,14 @@
 /** Headers, methods, redirects, formats and errors as http.md states them. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { rawRequest, request, startServer, testStores, type TestServer } from './support/server.js';
+import { rawRequest, request, testStores, useServer } from './support/server.js';
 
 const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
 const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';
 
 for (const store of testStores()) {
   describe(`http (${store.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(store);
-    });
-    after(() => server.close());
+    const server = useServer(store);
 
     test('a list answers 200 with application/json, Allow and Vary: Accept', async () => {
       const answer = await request(server.base, '/rest/v1/keyword/');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pagingDataset, pagingItems, type PagingItem } from './support/datasets.js';
-import { request, startServer, testStores, type TestServer } from './support/server.js';
+import { request, testStores, useServer } from './support/server.js';
 
 type Key = keyof PagingItem;
 const VISIBLE = pagingItems().filter((item) => item.project === 1);
@@ -37,11 +37,7 @@ function sorted(terms: [Key, boolean][]): number[] {
 
 for (const store of testStores()) {
   describe(`ordering (${store.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(store, pagingDataset());
-    });
-    after(() => server.close());
+    const server = useServer(store, pagingDataset);
 
     /** Every page of the list, walked through its `next` links. */
     async function walk(query: string): Promise<number[]> {
@@ -93,11 +89,7 @@ for (const store of testStores()) {
   });
 
   describe(`text ordering on the fixture (${store.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(store);
-    });
-    after(() => server.close());
+    const server = useServer(store);
 
     const idsOf = async (path: string) => (await request(server.base, path)).body.results.map((record: { id: number }) => record.id);
 

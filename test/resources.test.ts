@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { seedProblems, SEED_FIELDS } from './support/seed.js';
-import { FIXTURE, request, startServer, testStores, type TestServer } from './support/server.js';
+import { FIXTURE, request, testStores, useServer } from './support/server.js';
 
 type Record = { [key: string]: unknown };
 
@@ -42,11 +42,7 @@ function anonymousView(record: Record): Record {
 
 for (const store of testStores()) {
   describe(`resources (${store.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startServer(store);
-    });
-    after(() => server.close());
+    const server = useServer(store);
 
     for (const [resource, ids] of Object.entries(EXPECTED_IDS)) {
       test(`${resource}: the visible records, in the default order, exactly`, async () => {

@@ -1,6 +1,7 @@
 /**
- * The routes of each resource, generated from its declaration: the list, one record, their
- * format-suffix forms, OPTIONS, and 405 for the methods a route does not offer.
+ * The routes of each resource, generated from its declaration: the list and one record (with
+ * their format-suffix forms), the legacy /api/v1/ list, OPTIONS, the writes, and 405 for the
+ * methods a route does not offer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller, Resource, Row } from '../resources/define.js';

@@ -11,7 +11,11 @@ const ORGANISATION = Type.Object({ id: Type.Integer(), name: Type.String(), long
 
 function groupBy(rows: Row[], key: string): Map<unknown, Row[]> {
   const groups = new Map<unknown, Row[]>();
-  for (const row of [...rows].sort((a, b) => a.id - b.id)) groups.set(row[key], [...(groups.get(row[key]) ?? []), row]);
+  for (const row of [...rows].sort((a, b) => a.id - b.id)) {
+    const group = groups.get(row[key]);
+    if (group) group.push(row);
+    else groups.set(row[key], [row]);
+  }
   return groups;
 }
 

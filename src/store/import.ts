@@ -14,7 +14,7 @@ import type { Connection, Database } from './connect.js';
 import { IdSet } from './idset.js';
 import { fromColumns } from './read.js';
 import { createForeignKeyIndexes, dropForeignKeyIndexes } from './migrations.js';
-import { batchSize, insertRows } from './write.js';
+import { batchSize, insertRows } from './columns.js';
 
 export class ImportError extends Error {}
 

@@ -9,7 +9,7 @@ import reports, { SEED_REPORTS } from '../resources/reports.js';
 import { sortKeyColumn } from '../text/sortkey.js';
 import type { Connection, Database } from './connect.js';
 import type { Dialect } from './dialect.js';
-import { insertRows } from './write.js';
+import { insertRows } from './columns.js';
 
 interface Migration {
   version: number;

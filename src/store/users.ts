@@ -8,9 +8,10 @@ import { importText } from '../resources/messages.js';
 import * as support from '../resources/support.js';
 import { cleanRecord } from '../resources/validate.js';
 import { bumpDataVersion } from './data-version.js';
+import { nowCanonical } from '../text/time.js';
 import type { Connection } from './connect.js';
 import { fromColumns } from './read.js';
-import { insertRecord } from './write.js';
+import { insertRecord } from './columns.js';
 
 export class UserError extends Error {}
 
@@ -25,7 +26,6 @@ export interface NewUser {
 }
 
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
-const now = () => `${new Date().toISOString().slice(0, 23)}000Z`;
 
 async function userIdByEmail(connection: Connection, email: string): Promise<number> {
   const row = await connection.db.selectFrom('user').select('id').where('email', '=', email).executeTakeFirst();
@@ -63,7 +63,7 @@ function valid(entity: Entity, input: Row): Row {
 export async function createToken(connection: Connection, email: string): Promise<string> {
   const user = await userIdByEmail(connection, email);
   const key = randomBytes(20).toString('hex');
-  await connection.db.insertInto('api_token').values({ user, key_hash: hashOf(key), created_at: now() }).execute();
+  await connection.db.insertInto('api_token').values({ user, key_hash: hashOf(key), created_at: nowCanonical() }).execute();
   return key;
 }
 

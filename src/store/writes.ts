@@ -12,9 +12,10 @@ import {
 import { ENTITY_BY_TABLE } from '../resources/index.js';
 import { checkRecord, cleanRecord, type Problem } from '../resources/validate.js';
 import { bumpDataVersion } from './data-version.js';
+import { nowCanonical } from '../text/time.js';
 import type { Connection, Database } from './connect.js';
 import { fromColumns, oneRecord } from './read.js';
-import { insertRecord, updateRecord } from './write.js';
+import { insertRecord, updateRecord } from './columns.js';
 
 export type WriteKind = 'create' | 'replace' | 'patch';
 
@@ -27,8 +28,6 @@ export class WriteRefused extends Error {
   }
 }
 
-/** The current instant as stored timestamps are (canonical UTC, microseconds). */
-const now = () => `${new Date().toISOString().slice(0, 23)}000Z`;
 
 function entityOf(table: string): Entity {
   return ENTITY_BY_TABLE.get(table) as Entity;
@@ -134,7 +133,7 @@ export async function saveRecord(connection: Connection, resource: Resource, cal
     const base = kind === 'replace' && existing ? Object.fromEntries(storedFields(resource).filter(([name, field]) => !field.required && !ignore.has(name)).map(([name]) => [name, existing[name]])) : {};
     const { record: cleaned, problems } = cleanRecord(resource, { ...base, ...input }, { partial: kind === 'patch', ignore });
     const record: Row = { ...(existing ?? {}), ...cleaned };
-    const stamp = now();
+    const stamp = nowCanonical();
     if (service.created && !existing) record[service.created] = stamp;
     if (service.modified) record[service.modified] = stamp;
     if (service.author && !existing) record[service.author] = caller.userId;

@@ -71,3 +71,6 @@ export function isIsoDate(text: string): boolean {
   const day = new Date(Date.UTC(y, m - 1, d));
   return y >= 1 && day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
 }
+
+/** The current instant as timestamps are stored (canonical UTC; JavaScript's clock has milliseconds). */
+export const nowCanonical = (): string => `${new Date().toISOString().slice(0, 23)}000Z`;

@@ -4,6 +4,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -87,6 +88,19 @@ export async function startServer(store: TestStore, dataset: string | DatasetSou
       await database.drop();
     },
   };
+}
+
+/**
+ * A server for the surrounding describe(): started before its tests, closed after them. The
+ * object is filled in by `before`, so tests read `server.base` as usual.
+ */
+export function useServer(store: TestStore, dataset?: string | (() => DatasetSource[])): TestServer {
+  const server = {} as TestServer;
+  before(async () => {
+    Object.assign(server, await startServer(store, typeof dataset === 'function' ? dataset() : dataset));
+  });
+  after(() => server.close());
+  return server;
 }
 
 export interface Answer {

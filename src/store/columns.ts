@@ -1,4 +1,4 @@
-/** Inserting validated records, in batches that stay under both engines' parameter limits. */
+/** The stored columns of records (values and D7 sort keys) and the statements that write them. */
 import type { Kysely } from 'kysely';
 import { storedFields, type Entity, type Row } from '../resources/define.js';
 import { sortKey, sortKeyColumn } from '../text/sortkey.js';
