@@ -169,6 +169,38 @@ for (const store of testStores()) {
       assert.equal(other.status, 200);
     });
 
+    test('a repeated request (a cache hit) answers exactly as the first did: status, headers, body', async () => {
+      const headersOf = (answer: { status: number; headers: Headers; text: string }) =>
+        JSON.stringify([answer.status, [...answer.headers].filter(([name]) => name !== 'date'), answer.text]);
+      const variants: [string, Record<string, string>][] = [
+        ['GET', {}], ['HEAD', {}], ['GET', { 'accept-encoding': 'gzip' }], ['GET', { accept: 'text/html' }],
+      ];
+      for (const [index, [method, headers]] of variants.entries()) {
+        const path = `/rest/v1/keyword/?limit=2&variant=${index}`;
+        const first = await rawRequest(server.base, path, { method, headers });
+        const second = await rawRequest(server.base, path, { method, headers });
+        assert.equal(first.status, 200);
+        assert.equal(headersOf(second), headersOf(first), `${method} ${JSON.stringify(headers)}`);
+      }
+      const tagged = await rawRequest(server.base, '/rest/v1/keyword/?limit=2&variant=0');
+      const etag = tagged.headers.get('etag') ?? '';
+      const unchanged = await rawRequest(server.base, '/rest/v1/keyword/?limit=2&variant=0', { headers: { 'if-none-match': etag } });
+      assert.deepEqual([unchanged.status, unchanged.headers.get('etag'), unchanged.text], [304, etag, '']);
+    });
+
+    test('a URL answered as JSON still answers XML and CSV to clients that ask for them', async () => {
+      const path = '/rest/v1/keyword/?limit=1';
+      const json = await request(server.base, path);
+      assert.equal(json.headers.get('content-type'), 'application/json');
+      const xml = await request(server.base, path, { headers: { accept: 'application/xml' } });
+      assert.equal(xml.headers.get('content-type'), 'application/xml; charset=utf-8');
+      assert.match(xml.text, /^<\?xml version="1.0" encoding="utf-8"\?><root><count>3<\/count>/);
+      const csv = await request(server.base, path, { headers: { accept: 'text/csv' } });
+      assert.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
+      assert.equal(csv.text, 'id,label,logo\r\n2,agriculture,https://rsr.example.org/media/agri.png\r\n');
+      assert.equal((await request(server.base, path)).text, json.text);
+    });
+
     test('compression for clients that ask, with Vary: Accept, Accept-Encoding', async () => {
       for (const [encoding, expected] of [['br', 'br'], ['gzip', 'gzip'], ['identity', null]] as const) {
         const answer = await rawRequest(server.base, '/rest/v1/budget_item/', { headers: { 'accept-encoding': encoding } });

@@ -35,16 +35,26 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   // http.md: every response carries Vary: Accept; JSON is application/json without a charset.
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Hooks every answer passes take callbacks: an async hook costs a promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const vary = String(reply.getHeader('vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
     if (!vary.some((name) => name.toLowerCase() === 'accept')) reply.header('vary', ['Accept', ...vary].join(', '));
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json')) reply.header('content-type', 'application/json');
-    return payload;
+    done(null, payload);
   });
 
   const schemaReady = options.schemaReady;
-  if (schemaReady) app.addHook('onRequest', async () => schemaReady());
+  if (schemaReady) {
+    let ready = false;
+    app.addHook('onRequest', (request, reply, done) => {
+      if (ready) return done();
+      schemaReady().then(() => {
+        ready = true;
+        done();
+      }, done);
+    });
+  }
 
   // Conditional requests (ETag / If-None-Match -> 304) and compression for clients that ask.
   void app.register(etag);

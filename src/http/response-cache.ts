@@ -2,19 +2,20 @@
  * Finished JSON bodies of GET requests, kept per instance and served again while the data
  * version in the database is the one they were made at: exact after any write, from any
  * instance. A repeated request is answered from an onRequest hook with its stored ETag, so it
- * costs one indexed read and a buffer write (issue: cache what is cacheable).
+ * costs one indexed read and the write of a prepared buffer (issue: cache what is cacheable).
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Connection } from '../store/connect.js';
-import { dataVersion } from '../store/data-version.js';
+import { dataVersion, dataVersionNow } from '../store/data-version.js';
 
 const MAX_ENTRIES = 2000;
 const MAX_BYTES = 64 * 1024 * 1024;
 
 interface Entry {
   version: number;
-  body: string;
+  /** Encoded once: writing a string would encode it to UTF-8 again on every answer. */
+  body: Buffer;
   etag: string;
   allow: string;
 }
@@ -25,28 +26,47 @@ export class ResponseCache {
 
   constructor(private readonly connection: Connection) {}
 
-  /** Everything a body depends on: the URL as addressed, and who asks (per-caller fields). */
+  /**
+   * Everything a body depends on: the URL as addressed, who asks (per-caller fields) and the
+   * Accept header, which may choose XML or CSV for the same URL (only JSON bodies are kept).
+   */
   private key(request: FastifyRequest): string {
     const caller = request.caller;
     const who = caller.isAdmin ? 'admin' : (caller.userId ?? 'anonymous');
-    return `${request.protocol}://${request.host}${request.url}|${who}`;
+    return `${request.protocol}://${request.host}${request.url}|${who}|${request.headers.accept ?? ''}`;
   }
 
   /** Answers a GET (or HEAD: Node sends no body then) from the cache at an unchanged data version. */
   register(app: FastifyInstance): void {
-    app.addHook('onRequest', async (request, reply) => {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || this.entries.size === 0) return;
+    const answer = (request: FastifyRequest, reply: FastifyReply, kept: Entry) => {
+      const headers = { allow: kept.allow, etag: kept.etag, 'content-type': 'application/json' };
+      // Compression and 304s are the plugins' work (onSend); a plain hit skips onSend entirely
+      // and writes the headers the full path would have written.
+      if (request.headers['accept-encoding'] || request.headers['if-none-match']) return reply.headers(headers).send(kept.body);
+      reply.hijack();
+      reply.raw.writeHead(200, { ...headers, vary: 'Accept', 'content-length': kept.body.length });
+      reply.raw.end(kept.body);
+    };
+    // A callback hook: a hit on SQLite is answered without a single promise.
+    app.addHook('onRequest', (request, reply, done) => {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || this.entries.size === 0) return done();
       const kept = this.entries.get(this.key(request));
-      if (!kept || kept.version !== (await dataVersion(this.connection))) return;
-      return reply.header('allow', kept.allow).header('etag', kept.etag).type('application/json').send(kept.body);
+      if (!kept) return done();
+      let now: number | undefined;
+      try {
+        now = dataVersionNow(this.connection);
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (now !== undefined) return now === kept.version ? answer(request, reply, kept) : done();
+      dataVersion(this.connection).then((version) => (version === kept.version ? answer(request, reply, kept) : done()), done);
     });
   }
 
   /** The body `make` gives, remembered for identical requests at this data version. */
-  async json(request: FastifyRequest, reply: FastifyReply, make: () => Promise<unknown>): Promise<string> {
+  async json(request: FastifyRequest, reply: FastifyReply, make: () => Promise<unknown>): Promise<Buffer> {
     const version = await dataVersion(this.connection);
-    const serialized = reply.serialize(await make());
-    const body = typeof serialized === 'string' ? serialized : Buffer.from(serialized as Buffer).toString('utf8');
+    const body = Buffer.from(reply.serialize(await make()) as string);
     const etag = `"${createHash('sha1').update(body).digest('base64')}"`;
     reply.header('etag', etag);
     this.remember(this.key(request), { version, body, etag, allow: String(reply.getHeader('allow') ?? '') });

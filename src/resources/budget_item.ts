@@ -18,10 +18,10 @@ const budgetItem = resource({
   fields: {
     id: id(),
     project: fk('project', { required: true }),
-    label: int({ null: true, choices: [...budgetItemLabels.keys()] }),
+    label: int({ null: true, choices: [...budgetItemLabels.keys()], index: 'filter' }),
     label_label: derived(Type.String(), labelText),
-    other_extra: text({ null: true, maxLength: 30 }),
-    amount: decimal(14, 2, { null: true }),
+    other_extra: text({ null: true, maxLength: 30, index: 'order' }),
+    amount: decimal(14, 2, { null: true, index: 'order' }),
     type: text({ choices: ['1', '2'] }),
     type_label: derived(Type.String(), (row) => codeLabel('budget_type', row.type)),
     currency: code('currency'),

@@ -63,6 +63,11 @@ export interface StoredField {
   /** Text must look like an e-mail address (or blank). */
   email?: boolean;
   orderable: boolean;
+  /**
+   * Lists are often filtered ('filter') or ordered ('order', which also serves filters) by this
+   * field: the store keeps indexes for it, so that a large list answers without a full scan.
+   */
+  index?: 'filter' | 'order';
   schema: TSchema;
   /** How the value is shown when that is not simply the stored value. */
   render?(row: Row, ctx: RenderContext): unknown;
@@ -178,6 +183,7 @@ interface Options {
   choices?: readonly (string | number)[];
   unique?: true | 'ci';
   orderable?: boolean;
+  index?: 'filter' | 'order';
 }
 
 function nullable(schema: TSchema, isNullable: boolean): TSchema {
@@ -202,6 +208,7 @@ function stored(type: ScalarType, base: TSchema, options: Options, extra: Partia
     choices: options.choices,
     unique: options.unique,
     orderable: options.orderable ?? type !== 'json',
+    index: options.index,
     schema: nullable(base, isNullable),
     ...extra,
   };

@@ -1,6 +1,6 @@
 /** The stored columns of records (values and D7 sort keys) and the statements that write them. */
 import type { Kysely } from 'kysely';
-import { storedFields, type Entity, type Row } from '../resources/define.js';
+import { storedFields, type Entity, type Row, type StoredField } from '../resources/define.js';
 import { sortKey, sortKeyColumn } from '../text/sortkey.js';
 import type SQLite from 'better-sqlite3';
 import type { Connection, Database } from './connect.js';
@@ -9,9 +9,14 @@ import type { Dialect } from './dialect.js';
 /** SQLite allows 32,766 parameters per statement, PostgreSQL 65,535. */
 const MAX_PARAMETERS = 30_000;
 
+const hasSortKey = (field: StoredField) => field.type === 'text' && field.orderable;
+
+/** The column a field is ordered by: orderable text by its D7 sort key, anything else by itself. */
+export const orderColumn = (name: string, field: StoredField): string => (hasSortKey(field) ? sortKeyColumn(name) : name);
+
 /** The column names of an entity's table: its stored fields, each text one followed by its sort key. */
 export function columnNames(entity: Entity): string[] {
-  return storedFields(entity).flatMap(([name, field]) => (field.type === 'text' && field.orderable ? [name, sortKeyColumn(name)] : [name]));
+  return storedFields(entity).flatMap(([name, field]) => (hasSortKey(field) ? [name, sortKeyColumn(name)] : [name]));
 }
 
 /** One record's column values, in `columnNames` order: converted values plus D7 sort keys. */
@@ -20,7 +25,7 @@ export function columnValues(entity: Entity, dialect: Dialect, record: Row): unk
   for (const [name, field] of storedFields(entity)) {
     const value = record[name] ?? null;
     values.push(dialect.toDb(field, value));
-    if (field.type === 'text' && field.orderable) values.push(sortKey(value));
+    if (hasSortKey(field)) values.push(sortKey(value));
   }
   return values;
 }

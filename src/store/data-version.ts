@@ -3,6 +3,7 @@
  * instance sees it: counts are cached per instance and trusted only while the number is the one
  * they were counted at (issue: count must not be a full scan per request, and stay exact).
  */
+import type SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { filterKey, type FilterTree } from '../query/filters.js';
 import type { Caller, Resource } from '../resources/define.js';
@@ -14,7 +15,24 @@ export async function bumpDataVersion(db: Kysely<Database>): Promise<void> {
   await db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
 }
 
+const VERSION_SQL = 'select version from data_version where id = 1';
+const sqliteStatements = new WeakMap<SQLite.Database, SQLite.Statement<[], number>>();
+
+/**
+ * The data version when it can be had without waiting: on SQLite, read straight from a prepared
+ * statement (every cached answer checks it, so it skips Kysely's round of promises).
+ */
+export function dataVersionNow(connection: Connection): number | undefined {
+  const { sqlite } = connection;
+  if (!sqlite) return undefined;
+  let statement = sqliteStatements.get(sqlite);
+  if (!statement) sqliteStatements.set(sqlite, (statement = sqlite.prepare<[], number>(VERSION_SQL).pluck()));
+  return statement.get() ?? 0;
+}
+
 export async function dataVersion(connection: Connection): Promise<number> {
+  const now = dataVersionNow(connection);
+  if (now !== undefined) return now;
   const [row] = await runShaped(connection, 'data_version', () => connection.db.selectFrom('data_version').select('version').where('id', '=', 1), 0, []);
   return Number(row?.version ?? 0);
 }

@@ -13,7 +13,7 @@ import { bumpDataVersion } from './data-version.js';
 import type { Connection, Database } from './connect.js';
 import { IdSet } from './idset.js';
 import { fromColumns } from './read.js';
-import { createForeignKeyIndexes, dropForeignKeyIndexes } from './migrations.js';
+import { createSecondaryIndexes, dropSecondaryIndexes } from './indexes.js';
 import { batchSize, insertRows } from './columns.js';
 
 export class ImportError extends Error {}
@@ -93,9 +93,10 @@ export async function importRecords(connection: Connection, sources: readonly Da
       if (!source) continue;
       const tables = [entity, ...(entity.nested ?? []).map((nested) => nested.entity)];
       const empty = tables.every((table) => books.idsOf(table.table).size === 0);
-      if (empty) for (const table of tables) await dropForeignKeyIndexes(trx, table);
+      // A bulk load into an empty table builds its indexes afterwards, in one sorted pass each.
+      if (empty) for (const table of tables) await dropSecondaryIndexes(trx, connection.dialect, table);
       counts.set(file, await importFile(trx, connection, entity, source, books, options));
-      if (empty) for (const table of tables) await createForeignKeyIndexes(trx, table);
+      if (empty) for (const table of tables) await createSecondaryIndexes(trx, connection.dialect, table);
       for (const table of tables) await connection.dialect.syncGeneratedIds(trx, table.table);
     }
   }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));

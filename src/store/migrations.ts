@@ -2,7 +2,7 @@
  * Versioned schema migrations, one source for both engines. Each runs once, inside a
  * transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.js';
 import { TABLES } from '../resources/index.js';
 import reports, { SEED_REPORTS } from '../resources/reports.js';
@@ -10,6 +10,7 @@ import { sortKeyColumn } from '../text/sortkey.js';
 import type { Connection, Database } from './connect.js';
 import type { Dialect } from './dialect.js';
 import { insertRows } from './columns.js';
+import { createSecondaryIndexes } from './indexes.js';
 
 interface Migration {
   version: number;
@@ -31,25 +32,7 @@ async function createTable(db: Transaction<Database>, dialect: Dialect, entity: 
   for (const [name, field] of storedFields(entity)) {
     if (field.unique === true) await db.schema.createIndex(`${entity.table}_${name}_key`).unique().on(entity.table).column(name).execute();
   }
-  await createForeignKeyIndexes(db, entity);
-}
-
-/** Foreign keys are looked up by page (expand) and joined for visibility: each has an index. */
-function foreignKeyIndexes(entity: Entity): { name: string; column: string }[] {
-  return storedFields(entity)
-    .filter(([name, field]) => field.references && name !== 'id')
-    .map(([column]) => ({ name: `${entity.table}_${column}_idx`, column }));
-}
-
-export async function createForeignKeyIndexes(db: Kysely<Database>, entity: Entity): Promise<void> {
-  for (const index of foreignKeyIndexes(entity)) {
-    await db.schema.createIndex(index.name).ifNotExists().on(entity.table).column(index.column).execute();
-  }
-}
-
-/** A bulk load into an empty table builds its indexes afterwards, in one sorted pass each. */
-export async function dropForeignKeyIndexes(db: Kysely<Database>, entity: Entity): Promise<void> {
-  for (const index of foreignKeyIndexes(entity)) await db.schema.dropIndex(index.name).ifExists().execute();
+  await createSecondaryIndexes(db, dialect, entity);
 }
 
 /**
@@ -81,6 +64,13 @@ const MIGRATIONS: Migration[] = [
     async up(db) {
       await db.schema.createTable('data_version').addColumn('id', 'integer', (column) => column.primaryKey()).addColumn('version', 'integer', (column) => column.notNull()).execute();
       await db.insertInto('data_version').values({ id: 1, version: 1 }).execute();
+    },
+  },
+  {
+    version: 4,
+    name: 'indexes for the fields lists are often ordered or filtered by',
+    async up(db, connection) {
+      for (const entity of TABLES) await createSecondaryIndexes(db, connection.dialect, entity);
     },
   },
 ];

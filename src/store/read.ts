@@ -8,6 +8,7 @@ import { filterKey, type FilterTerm, type FilterTree } from '../query/filters.js
 import { EDIT_ROLES, organisationsWithRole, storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.js';
 import { ENTITY_BY_TABLE } from '../resources/index.js';
 import { sortKey, sortKeyColumn } from '../text/sortkey.js';
+import { orderColumn } from './columns.js';
 import { runShaped } from './compiled.js';
 import type { Connection, Database } from './connect.js';
 import { visibilityKey } from './data-version.js';
@@ -169,19 +170,17 @@ async function matchingRecords(connection: Connection, resource: Resource, calle
   return filters ? query.where((eb) => filterExpression(eb as never, connection, filters)) : query;
 }
 
-function orderExpression(resource: Resource, term: OrderTerm): Expression<unknown> {
-  const declared = field(entityOf(resource.table), term.field);
-  return column('t', declared.type === 'text' && declared.orderable ? sortKeyColumn(term.field) : term.field);
-}
-
-function applyOrder(query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean): Query {
+function applyOrder(query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean, dialect: Dialect): Query {
   if (pinned && resource.pinnedOrder) {
     const positions = resource.pinnedOrder.map((id, position) => sql`when ${sql.lit(id)} then ${sql.lit(position)}`);
     query = query.orderBy(sql`case ${column('t', 'id')} ${sql.join(positions, sql` `)} else ${sql.lit(resource.pinnedOrder.length)} end`);
   }
+  const entity = entityOf(resource.table);
   for (const term of order) {
-    // http.md: NULLs last ascending, first descending.
-    query = query.orderBy(orderExpression(resource, term), (direction) => (term.descending ? direction.desc().nullsFirst() : direction.asc().nullsLast()));
+    const declared = field(entity, term.field);
+    for (const [expression, modifiers] of dialect.orderTerms(column('t', orderColumn(term.field, declared)), declared.nullable, term.descending)) {
+      query = query.orderBy(expression, modifiers);
+    }
   }
   return query;
 }
@@ -201,13 +200,23 @@ export interface PageRequest {
 /** How many records the caller may see that match the filters; cached until data changes. */
 export async function countRecords(connection: Connection, resource: Resource, caller: Caller, filters?: FilterTree): Promise<number> {
   return connection.counts.get(connection, resource, caller, filters, async () => {
-    const row = await (await matchingRecords(connection, resource, caller, filters)).select(sql<number | string>`count(*)`.as('count')).executeTakeFirstOrThrow();
-    return Number(row.count);
+    const row = await (await countQuery(connection, resource, caller, filters)).executeTakeFirstOrThrow();
+    return Number((row as { count: number | string }).count);
   });
 }
 
+export async function countQuery(connection: Connection, resource: Resource, caller: Caller, filters?: FilterTree): Promise<Query> {
+  return (await matchingRecords(connection, resource, caller, filters)).select(sql<number | string>`count(*)`.as('count'));
+}
+
+/** The SQL of one page: the caller's matching records in the requested order. */
+export async function pageQuery(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Query> {
+  const records = selectColumns(await matchingRecords(connection, resource, caller, filters), resource);
+  return applyOrder(records, resource, page.order, page.pinned, connection.dialect).limit(page.limit).offset(page.offset);
+}
+
 export async function pageRecords(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {
-  const build = async () => applyOrder(selectColumns(await matchingRecords(connection, resource, caller, filters), resource), resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
+  const build = () => pageQuery(connection, resource, caller, page, filters);
   const entity = entityOf(resource.table);
   // Report visibility reads the reports themselves: that query is built afresh each time.
   const rows = resource.visibility.kind === 'organisations'
