@@ -26,10 +26,18 @@ const postgresScales = (process.env.BENCH_POSTGRES_SCALES ?? '1').split(',').map
 const root = new URL('..', import.meta.url).pathname;
 const scratch = mkdtempSync(join(os.tmpdir(), 'rsr-bench-'));
 
+/**
+ * `cached`: the same URL again and again, as a load test sends it, so that after the first
+ * request every answer is a response-cache hit. `fresh`: each request's URL is new (an ignored
+ * `_` parameter counts up), so every answer is computed: page query, related rows, rendering.
+ */
+type Mode = 'cached' | 'fresh';
+
 interface Measurement {
   scale: number;
   server: string;
   scenario: string;
+  mode: Mode;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -60,8 +68,11 @@ function scenarios(firstId: number): [string, string, string?][] {
   ];
 }
 
-function get(url: string): Promise<autocannon.Result> {
-  return autocannon({ url, connections, duration, headers: { accept: 'application/json' } });
+let sequence = 0;
+
+function get(url: string, mode: Mode): Promise<autocannon.Result> {
+  const fresh = (request: autocannon.Request) => ({ ...request, path: `${request.path}${request.path?.includes('?') ? '&' : '?'}_=${(sequence += 1)}` });
+  return autocannon({ url, connections, duration, headers: { accept: 'application/json' }, requests: mode === 'fresh' ? [{ setupRequest: fresh }] : undefined });
 }
 
 function loadResult(result: autocannon.Result): LoadResult {
@@ -73,11 +84,15 @@ function loadResult(result: autocannon.Result): LoadResult {
   };
 }
 
-async function measure(scale: number, server: Running, scenario: string, path: string, method?: string): Promise<Measurement> {
-  const load = method === 'HEAD' ? await headLoad(server.base + path, connections, duration) : loadResult(await get(server.base + path));
-  const measurement = { scale, server: server.name, scenario, ...load, rssMiB: Math.round(server.rssMiB()) };
+/** Each measurement follows a short unrecorded run of the same requests: JIT, caches, statements. */
+const WARM_UP_SECONDS = 1;
+
+async function measure(scale: number, server: Running, scenario: string, path: string, method: string | undefined, mode: Mode): Promise<Measurement> {
+  if (method !== 'HEAD') await autocannon({ url: server.base + path, connections, duration: WARM_UP_SECONDS, headers: { accept: 'application/json' } });
+  const load = method === 'HEAD' ? await headLoad(server.base + path, connections, duration) : loadResult(await get(server.base + path, mode));
+  const measurement = { scale, server: server.name, scenario, mode, ...load, rssMiB: Math.round(server.rssMiB()) };
   results.push(measurement);
-  console.error(`  ${server.name.padEnd(16)} ${scenario.padEnd(22)} ${String(measurement.requestsPerSecond).padStart(7)} req/s  p50 ${measurement.p50Ms} ms  p99 ${measurement.p99Ms} ms  errors ${measurement.errors}`);
+  console.error(`  ${server.name.padEnd(16)} ${scenario.padEnd(22)} ${mode.padEnd(6)} ${String(measurement.requestsPerSecond).padStart(7)} req/s  p50 ${measurement.p50Ms} ms  p99 ${measurement.p99Ms} ms  errors ${measurement.errors}`);
   return measurement;
 }
 
@@ -142,7 +157,10 @@ async function benchScale(scale: number): Promise<void> {
   servers[0].name = 'rsr-api sqlite';
   const postgres = postgresScales.includes(scale) ? await postgresDatabase(`rsr_bench_${scale}`) : null;
   if (postgres) {
+    const loading = performance.now();
     cli(['demo', '--load', '--scale', String(scale)], postgres);
+    const loadSeconds = (performance.now() - loading) / 1000;
+    notes[`import scale ${scale} (postgres)`] = { seconds: Math.round(loadSeconds), records, recordsPerSecond: Math.round(records / loadSeconds) };
     const server = await startOurs(postgres);
     server.name = 'rsr-api postgres';
     servers.push(server);
@@ -154,8 +172,13 @@ async function benchScale(scale: number): Promise<void> {
   try {
     for (const [scenario, path, method] of scenarios(firstId)) {
       for (const server of servers) {
-        if (server === drf && !['page 1', 'deep page (300)', 'one record', 'ordering=-amount'].includes(scenario)) continue;
-        await measure(scale, server, scenario, path, method);
+        // DRF caches nothing: one mode says all. HEAD of a new URL each time is GET's work again.
+        if (server === drf) {
+          if (['page 1', 'deep page (300)', 'one record', 'ordering=-amount'].includes(scenario)) await measure(scale, server, scenario, path, method, 'fresh');
+          continue;
+        }
+        await measure(scale, server, scenario, path, method, 'cached');
+        if (method !== 'HEAD') await measure(scale, server, scenario, path, method, 'fresh');
       }
     }
     const body = Buffer.from(await (await fetch(`${servers[0].base}/rest/v1/budget_item/`)).arrayBuffer());
@@ -163,7 +186,7 @@ async function benchScale(scale: number): Promise<void> {
     writeFileSync(bodyFile, body);
     const ceiling = await startCeiling(bodyFile);
     ceiling.name = 'node:http ceiling';
-    await measure(scale, ceiling, 'page 1', '/rest/v1/budget_item/');
+    await measure(scale, ceiling, 'page 1', '/rest/v1/budget_item/', undefined, 'cached');
     await ceiling.stop();
   } finally {
     for (const server of servers) await server.stop();
@@ -171,9 +194,11 @@ async function benchScale(scale: number): Promise<void> {
   notes[`startup scale ${scale} (sqlite, ms to first answer)`] = await startupMs(sqliteUrl);
 }
 
-function ratio(scale: number, scenario: string, server: string, reference: string): string {
-  const ours = results.find((result) => result.scale === scale && result.scenario === scenario && result.server === server);
-  const other = results.find((result) => result.scale === scale && result.scenario === scenario && result.server === reference);
+function find(scale: number, scenario: string, server: string, mode?: Mode): Measurement | undefined {
+  return results.find((result) => result.scale === scale && result.scenario === scenario && result.server === server && (!mode || result.mode === mode));
+}
+
+function ratio(ours: Measurement | undefined, other: Measurement | undefined): string {
   return ours && other ? (ours.requestsPerSecond / other.requestsPerSecond).toFixed(2) : 'n/a';
 }
 
@@ -181,10 +206,26 @@ for (const scale of scales) await benchScale(scale);
 
 const summary: Record<string, string> = {};
 for (const scale of scales) {
-  summary[`scale ${scale}: page 1, sqlite / drf`] = ratio(scale, 'page 1', 'rsr-api sqlite', 'drf');
-  summary[`scale ${scale}: deep page, sqlite / drf`] = ratio(scale, 'deep page (300)', 'rsr-api sqlite', 'drf');
-  summary[`scale ${scale}: page 1, sqlite / ceiling`] = ratio(scale, 'page 1', 'rsr-api sqlite', 'node:http ceiling');
+  for (const store of ['sqlite', 'postgres']) {
+    for (const mode of ['cached', 'fresh'] as const) {
+      for (const scenario of ['page 1', 'deep page (300)', 'one record']) {
+        summary[`scale ${scale}: ${scenario}, ${store} ${mode} / drf`] = ratio(find(scale, scenario, `rsr-api ${store}`, mode), find(scale, scenario, 'drf'));
+      }
+      summary[`scale ${scale}: page 1, ${store} ${mode} / ceiling`] = ratio(find(scale, 'page 1', `rsr-api ${store}`, mode), find(scale, 'page 1', 'node:http ceiling'));
+    }
+  }
 }
+// Flat as the data grows: scale 100 against scale 1 for the same scenario (1.00 = as fast).
+if (scales.includes(1)) {
+  for (const scale of scales.filter((other) => other !== 1)) {
+    for (const store of ['sqlite', 'postgres']) {
+      for (const scenario of ['page 1', 'deep page (300)', 'one record']) {
+        summary[`${scenario}, ${store} fresh: scale ${scale} / scale 1`] = ratio(find(scale, scenario, `rsr-api ${store}`, 'fresh'), find(1, scenario, `rsr-api ${store}`, 'fresh'));
+      }
+    }
+  }
+}
+for (const key of Object.keys(summary)) if (summary[key] === 'n/a') delete summary[key];
 const report = {
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },

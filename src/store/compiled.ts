@@ -2,6 +2,7 @@
  * Building and compiling a Kysely query costs more than running it on SQLite. Requests repeat a
  * few query shapes, so each shape is compiled once and then run with its own parameters.
  */
+import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type Compilable } from 'kysely';
 import type { Connection } from './connect.js';
 
@@ -22,6 +23,35 @@ export async function runShaped<R>(connection: Connection, shape: string, build:
     cache.set(shape, compiled);
   }
   const parameters = [...compiled.parameters.slice(0, compiled.parameters.length - varying), ...values];
+  if (connection.sqlite) return readSqlite(connection.sqlite, compiled.sql, parameters) as R[];
   const result = await connection.db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
   return result.rows;
+}
+
+interface RawStatement {
+  statement: SQLite.Statement<unknown[], unknown[]>;
+  names: string[];
+}
+const sqliteStatements = new WeakMap<SQLite.Database, Map<string, RawStatement>>();
+
+/**
+ * better-sqlite3 spends more time building a row object than reading the row; rows read as
+ * arrays and assembled here with their keys in one fixed order cost half as much.
+ */
+function readSqlite(database: SQLite.Database, text: string, parameters: unknown[]): Record<string, unknown>[] {
+  let statements = sqliteStatements.get(database);
+  if (!statements) sqliteStatements.set(database, (statements = new Map()));
+  let prepared = statements.get(text);
+  if (!prepared) {
+    if (statements.size >= MAX_SHAPES) statements.delete(statements.keys().next().value as string);
+    const statement = database.prepare<unknown[], unknown[]>(text).raw(true);
+    prepared = { statement, names: statement.columns().map((column) => column.name) };
+    statements.set(text, prepared);
+  }
+  const { statement, names } = prepared;
+  return statement.all(...parameters).map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let index = 0; index < names.length; index += 1) row[names[index]] = values[index];
+    return row;
+  });
 }
