@@ -70,9 +70,9 @@ function scenarios(firstId: number): [string, string, string?][] {
 
 let sequence = 0;
 
-function get(url: string, mode: Mode): Promise<autocannon.Result> {
+function get(url: string, mode: Mode, seconds = duration): Promise<autocannon.Result> {
   const fresh = (request: autocannon.Request) => ({ ...request, path: `${request.path}${request.path?.includes('?') ? '&' : '?'}_=${(sequence += 1)}` });
-  return autocannon({ url, connections, duration, headers: { accept: 'application/json' }, requests: mode === 'fresh' ? [{ setupRequest: fresh }] : undefined });
+  return autocannon({ url, connections, duration: seconds, headers: { accept: 'application/json' }, requests: mode === 'fresh' ? [{ setupRequest: fresh }] : undefined });
 }
 
 function loadResult(result: autocannon.Result): LoadResult {
@@ -88,7 +88,7 @@ function loadResult(result: autocannon.Result): LoadResult {
 const WARM_UP_SECONDS = 1;
 
 async function measure(scale: number, server: Running, scenario: string, path: string, method: string | undefined, mode: Mode): Promise<Measurement> {
-  if (method !== 'HEAD') await autocannon({ url: server.base + path, connections, duration: WARM_UP_SECONDS, headers: { accept: 'application/json' } });
+  if (method !== 'HEAD') await get(server.base + path, mode, WARM_UP_SECONDS);
   const load = method === 'HEAD' ? await headLoad(server.base + path, connections, duration) : loadResult(await get(server.base + path, mode));
   const measurement = { scale, server: server.name, scenario, mode, ...load, rssMiB: Math.round(server.rssMiB()) };
   results.push(measurement);
