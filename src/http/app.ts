@@ -6,7 +6,7 @@ import { RESOURCES } from '../resources/index.js';
 import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
 import { registerAuthentication } from './auth.js';
 import { ApiError, databaseUnavailable, unsupportedMediaType } from './errors.js';
-import { ResponseCache } from './response-cache.js';
+import { COMPRESS_THRESHOLD, ENCODINGS, ResponseCache } from './response-cache.js';
 import { registerResource, takesTrailingSlash } from './routes.js';
 import { origin, redirectWithSlash, splitUrl } from './url.js';
 
@@ -58,7 +58,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   // Conditional requests (ETag / If-None-Match -> 304) and compression for clients that ask.
   void app.register(etag);
-  void app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip', 'deflate'] });
+  void app.register(compress, { global: true, threshold: COMPRESS_THRESHOLD, encodings: [...ENCODINGS] });
   registerBodyParsers(app);
   registerAuthentication(app, options.connection);
   // Routes load after the plugins above, so that compression sees them declared (its onRoute hook).

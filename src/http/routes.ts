@@ -55,9 +55,9 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
   const listPaths = [`/rest/v1/${resource.name}/`, `/rest/v1/${resource.name}.:format`, `/rest/v1/${resource.name}.:format/`];
   const detailPaths = [`/rest/v1/${resource.name}/:segment/`, `/rest/v1/${resource.name}/:segment`];
 
-  /** JSON bodies come from the response cache; XML and CSV are streamed afresh. */
+  /** JSON bodies go through the response cache; XML and CSV are streamed afresh. */
   const cached = (request: FastifyRequest, reply: FastifyReply, format: Format, make: () => Promise<unknown>) =>
-    format === 'json' ? responses.json(request, reply, make).then((body) => reply.type('application/json').send(body)) : make();
+    format === 'json' ? responses.send(request, reply, make) : make();
 
   async function list(request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) {
     const pairs = queryPairs(request);

@@ -4,7 +4,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type Compilable } from 'kysely';
-import type { Connection } from './connect.js';
+import { preparedStatement, type Connection } from './connect.js';
 
 const MAX_SHAPES = 2000;
 const shapes = new WeakMap<Connection['db'], Map<string, CompiledQuery>>();
@@ -28,30 +28,20 @@ export async function runShaped<R>(connection: Connection, shape: string, build:
   return result.rows;
 }
 
-interface RawStatement {
-  statement: SQLite.Statement<unknown[], unknown[]>;
-  names: string[];
-}
-const sqliteStatements = new WeakMap<SQLite.Database, Map<string, RawStatement>>();
+const columnNames = new WeakMap<SQLite.Statement, string[]>();
 
 /**
  * better-sqlite3 spends more time building a row object than reading the row; rows read as
  * arrays and assembled here with their keys in one fixed order cost half as much.
  */
 function readSqlite(database: SQLite.Database, text: string, parameters: unknown[]): Record<string, unknown>[] {
-  let statements = sqliteStatements.get(database);
-  if (!statements) sqliteStatements.set(database, (statements = new Map()));
-  let prepared = statements.get(text);
-  if (!prepared) {
-    if (statements.size >= MAX_SHAPES) statements.delete(statements.keys().next().value as string);
-    const statement = database.prepare<unknown[], unknown[]>(text).raw(true);
-    prepared = { statement, names: statement.columns().map((column) => column.name) };
-    statements.set(text, prepared);
-  }
-  const { statement, names } = prepared;
-  return statement.all(...parameters).map((values) => {
+  const statement = preparedStatement(database, text, 'arrays');
+  let names = columnNames.get(statement);
+  if (!names) columnNames.set(statement, (names = statement.columns().map((column) => column.name)));
+  const keys = names;
+  return (statement.all(...parameters) as unknown[][]).map((values) => {
     const row: Record<string, unknown> = {};
-    for (let index = 0; index < names.length; index += 1) row[names[index]] = values[index];
+    for (let index = 0; index < keys.length; index += 1) row[keys[index]] = values[index];
     return row;
   });
 }

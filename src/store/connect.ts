@@ -44,25 +44,36 @@ export function connect(url: string, options: ConnectOptions = {}): Connection {
   };
 }
 
-const STATEMENT_CACHE_SIZE = 500;
+const STATEMENT_CACHE_SIZE = 1000;
+const statementCaches = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>();
+
+/** How a statement hands out rows: as objects (Kysely's way), as arrays, or as one value. */
+export type RowMode = 'objects' | 'arrays' | 'value';
 
 /**
- * Kysely prepares every query anew; the same few SQL texts recur on every request, so prepared
- * statements are kept (better-sqlite3 runs one at a time, so reusing them is safe).
+ * A prepared statement for `text`, kept for the next request: the same few SQL texts recur on
+ * every request (better-sqlite3 runs one statement at a time, so reusing them is safe).
  */
+export function preparedStatement(database: SQLite.Database, text: string, mode: RowMode): SQLite.Statement {
+  let statements = statementCaches.get(database);
+  if (!statements) statementCaches.set(database, (statements = new Map()));
+  const key = `${mode}|${text}`;
+  let statement = statements.get(key);
+  if (!statement) {
+    if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+    statement = database.prepare(text);
+    if (mode === 'arrays') statement.raw(true);
+    if (mode === 'value') statement.pluck(true);
+    statements.set(key, statement);
+  }
+  return statement;
+}
+
+/** Kysely prepares every query anew: it is handed the kept statements instead. */
 function withStatementCache(database: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
   return {
     close: () => database.close(),
-    prepare(text: string) {
-      let statement = statements.get(text);
-      if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
-        statement = database.prepare(text);
-        statements.set(text, statement);
-      }
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
-    },
+    prepare: (text: string) => preparedStatement(database, text, 'objects') as unknown as ReturnType<SqliteDatabase['prepare']>,
   };
 }
 

@@ -3,12 +3,11 @@
  * instance sees it: counts are cached per instance and trusted only while the number is the one
  * they were counted at (issue: count must not be a full scan per request, and stay exact).
  */
-import type SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { filterKey, type FilterTree } from '../query/filters.js';
 import type { Caller, Resource } from '../resources/define.js';
 import { runShaped } from './compiled.js';
-import type { Connection, Database } from './connect.js';
+import { preparedStatement, type Connection, type Database } from './connect.js';
 
 /** Called inside every writing transaction: the change and the new version commit together. */
 export async function bumpDataVersion(db: Kysely<Database>): Promise<void> {
@@ -16,7 +15,6 @@ export async function bumpDataVersion(db: Kysely<Database>): Promise<void> {
 }
 
 const VERSION_SQL = 'select version from data_version where id = 1';
-const sqliteStatements = new WeakMap<SQLite.Database, SQLite.Statement<[], number>>();
 
 /**
  * The data version when it can be had without waiting: on SQLite, read straight from a prepared
@@ -25,9 +23,7 @@ const sqliteStatements = new WeakMap<SQLite.Database, SQLite.Statement<[], numbe
 export function dataVersionNow(connection: Connection): number | undefined {
   const { sqlite } = connection;
   if (!sqlite) return undefined;
-  let statement = sqliteStatements.get(sqlite);
-  if (!statement) sqliteStatements.set(sqlite, (statement = sqlite.prepare<[], number>(VERSION_SQL).pluck()));
-  return statement.get() ?? 0;
+  return (preparedStatement(sqlite, VERSION_SQL, 'value').get() as number | undefined) ?? 0;
 }
 
 export async function dataVersion(connection: Connection): Promise<number> {
