@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { generateDemo } from '../src/demo/generate.js';
 import { buildApp } from '../src/http/app.js';
-import { connect, type Connection } from '../src/store/connect.js';
+import { connect, disconnect, type Connection } from '../src/store/connect.js';
 import { importRecords } from '../src/store/import.js';
 import { migrate } from '../src/store/migrations.js';
 
@@ -52,7 +52,7 @@ async function measure(name: string, connection: Connection): Promise<void> {
   const last = await median(`${base}?page=last`);
   console.log(`${name.padEnd(10)} import ${seconds.toFixed(1)} s (${total.toLocaleString('en-US')} records, ${Math.round(total / seconds).toLocaleString('en-US')}/s)  budget_item page 1 median ${first.toFixed(2)} ms  last page median ${last.toFixed(2)} ms`);
   await app.close();
-  await connection.db.destroy();
+  await disconnect(connection);
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'rsr-bench-'));

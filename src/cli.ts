@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { TABLES } from './resources/index.js';
-import { connect, isDatabaseUnavailable, type Connection } from './store/connect.js';
+import { connect, disconnect, isDatabaseUnavailable, type Connection } from './store/connect.js';
 import { exportDataset, readDataset } from './store/dataset-files.js';
 import { ImportError, importRecords, type DatasetSource } from './store/import.js';
 import { migrate, schemaGate } from './store/migrations.js';
@@ -117,7 +117,7 @@ async function serve(config: Config, withDemo: boolean): Promise<void> {
   say(`rsr-api listening on http://${shown}:${port}/rest/v1/ (${connection.dialect.name} ${connection.location}: ${records})`);
   const stop = async () => {
     await app.close();
-    await connection.db.destroy();
+    await disconnect(connection);
     process.exit(0);
   };
   process.once('SIGINT', stop);
@@ -176,7 +176,7 @@ async function run(argv: string[]): Promise<void> {
         throw new UsageError(`unknown command '${command}'`);
     }
   } finally {
-    await connection.db.destroy();
+    await disconnect(connection);
   }
 }
 
@@ -219,7 +219,7 @@ async function demo(connection: Connection, config: Config, dir: string | undefi
     const target = dir ?? './data/demo';
     say(`Wrote ${target}: ${summary(await exportDataset(scratch, target, config.timeZone))}`);
   } finally {
-    await scratch.db.destroy();
+    await disconnect(scratch);
     rmSync(scratchDir, { recursive: true, force: true });
   }
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TABLES } from '../src/resources/index.js';
-import { connect, type Connection } from '../src/store/connect.js';
+import { connect, disconnect, type Connection } from '../src/store/connect.js';
 import { exportDataset, readDataset } from '../src/store/dataset-files.js';
 import { importRecords } from '../src/store/import.js';
 import { migrate } from '../src/store/migrations.js';
@@ -75,7 +75,7 @@ for (const store of testStores()) {
       await migrate(connection);
     });
     after(async () => {
-      await connection.db.destroy();
+      await disconnect(connection);
       await drop();
     });
 

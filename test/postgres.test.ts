@@ -11,10 +11,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../src/http/app.js';
-import { connect } from '../src/store/connect.js';
+import { connect, disconnect } from '../src/store/connect.js';
 import { readDataset } from '../src/store/dataset-files.js';
 import { importRecords } from '../src/store/import.js';
 import { migrate, schemaGate } from '../src/store/migrations.js';
+import { saveRecord } from '../src/store/writes.js';
+import keyword from '../src/resources/keyword.js';
+import { SERVICE } from '../src/resources/define.js';
 import { runCli, startCliServer, type RunningServer } from './support/cli.js';
 import { FIXTURE, request, startServer, testStores, type TestServer } from './support/server.js';
 
@@ -62,6 +65,53 @@ describe('postgres: two instances on one database', { skip: !postgres }, () => {
   });
 });
 
+describe('postgres: changes made by another instance', { skip: !postgres }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(postgres ?? testStores()[0]);
+  });
+  after(() => server.close());
+
+  const count = async () => (await request(server.base, '/rest/v1/keyword/')).body.count as number;
+  /** Polls until `check` holds; how long it took, in ms. */
+  async function within(ms: number, check: () => Promise<boolean> | boolean): Promise<number> {
+    const started = Date.now();
+    while (!(await check())) {
+      assert.ok(Date.now() - started < ms, `not within ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return Date.now() - started;
+  }
+
+  test('are heard by notification: cached answers are never kept past them', async () => {
+    const other = connect(server.url);
+    try {
+      assert.equal(await count(), 3);
+      await within(5000, async () => (await count()) === 3 && server.connection.watch?.isListening === true);
+      assert.equal(await count(), 3); // answered from the cache, the version held in memory
+      await saveRecord(other, keyword, SERVICE, 'create', null, { label: 'Fisheries' });
+      await within(1000, async () => (await count()) === 4);
+      for (let index = 0; index < 5; index += 1) assert.equal(await count(), 4);
+
+      // Without its listening connection the instance reads the version for every answer.
+      const admin = new pg.Client({ connectionString: server.url });
+      await admin.connect();
+      await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'listen %'`);
+      await admin.end();
+      await within(2000, () => server.connection.watch?.isListening === false);
+      await saveRecord(other, keyword, SERVICE, 'create', null, { label: 'Forestry' });
+      assert.equal(await count(), 5);
+
+      // It listens again by itself, and hears the next change.
+      await within(5000, async () => (await count()) === 5 && server.connection.watch?.isListening === true);
+      await saveRecord(other, keyword, SERVICE, 'create', null, { label: 'Fishing rights' });
+      await within(1000, async () => (await count()) === 6);
+    } finally {
+      await disconnect(other);
+    }
+  });
+});
+
 describe('postgres: losing the database', { skip: !postgres }, () => {
   let server: TestServer;
   before(async () => {
@@ -105,7 +155,7 @@ describe('postgres: losing the database', { skip: !postgres }, () => {
     const prepared = connect(url);
     await migrate(prepared);
     await importRecords(prepared, readDataset(FIXTURE));
-    await prepared.db.destroy();
+    await disconnect(prepared);
 
     const port = await freePort();
     const target = new URL(url);
@@ -136,7 +186,7 @@ describe('postgres: losing the database', { skip: !postgres }, () => {
         assert.equal(up.body.count, 3);
       } finally {
         await app.close();
-        await connection.db.destroy();
+        await disconnect(connection);
         relay.close();
       }
     } finally {

@@ -23,7 +23,8 @@ export async function runShaped<R>(connection: Connection, shape: string, build:
     cache.set(shape, compiled);
   }
   const parameters = [...compiled.parameters.slice(0, compiled.parameters.length - varying), ...values];
-  if (connection.sqlite) return readSqlite(connection.sqlite, compiled.sql, parameters) as R[];
+  // An open transaction (a bulk import that awaits its files) is waited for through Kysely.
+  if (connection.sqlite && !connection.sqlite.inTransaction) return readSqlite(connection.sqlite, compiled.sql, parameters) as R[];
   const result = await connection.db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
   return result.rows;
 }

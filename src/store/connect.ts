@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kys
 import pg from 'pg';
 import { CountCache } from './data-version.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
+import { VersionWatch } from './version-watch.js';
 
 /** Tables are declared at run time (resources/), so rows are typed by the declarations, not here. */
 export type Database = Record<string, Record<string, unknown>>;
@@ -18,6 +19,14 @@ export interface Connection {
   /** Where the data lives, for messages (no password). */
   location: string;
   counts: CountCache;
+  /** PostgreSQL: the data version held in memory between notifications of changes. */
+  watch?: VersionWatch;
+}
+
+/** Closes the database and stops listening for changes. */
+export async function disconnect(connection: Connection): Promise<void> {
+  await connection.watch?.stop();
+  await connection.db.destroy();
 }
 
 export interface ConnectOptions {
@@ -96,7 +105,13 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   pool.on('connect', (client) => client.on('error', () => undefined));
   const parsed = new URL(url);
   parsed.password = '';
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: postgresDialect, location: parsed.toString(), counts: new CountCache() };
+  return {
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    dialect: postgresDialect,
+    location: parsed.toString(),
+    counts: new CountCache(),
+    watch: new VersionWatch(url),
+  };
 }
 
 const UNAVAILABLE_CODES = new Set([

@@ -5,6 +5,7 @@
 import { sql, type ColumnDataType, type Expression, type Kysely, type OrderByModifiers, type RawBuilder } from 'kysely';
 import type { StoredField } from '../resources/define.js';
 import type { Database } from './connect.js';
+import { CHANGES_CHANNEL } from './version-watch.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -39,6 +40,8 @@ export interface Dialect {
    * way and then by id ascending, each in one index scan: page 1 reads 20 index entries.
    */
   orderIndexes(column: string, nullable: boolean): Record<string, RawBuilder<unknown>[]>;
+  /** Inside a writing transaction: lets other instances know at commit (PostgreSQL's NOTIFY). */
+  announceChange(db: Kysely<Database>): Promise<void>;
 }
 
 const direction = (descending: boolean): OrderByModifiers => (descending ? 'desc' : 'asc');
@@ -54,6 +57,7 @@ export const sqliteDialect: Dialect = {
   analyzeAfterLoad: false,
   generateIds: async () => undefined,
   syncGeneratedIds: async () => undefined,
+  announceChange: async () => undefined, // every instance reads the version itself
   // SQLite puts NULLs first and uses no index for NULLS LAST, but it does for `x IS NULL, x`.
   orderTerms(column, nullable, descending) {
     const terms: OrderTerm[] = [[column, direction(descending)]];
@@ -102,6 +106,9 @@ export const postgresDialect: Dialect = {
   orderTerms(column, nullable, descending) {
     if (!nullable) return [[column, direction(descending)]];
     return [[column, (order) => (descending ? order.desc().nullsFirst() : order.asc().nullsLast())]];
+  },
+  async announceChange(db) {
+    await sql`notify ${sql.raw(CHANGES_CHANNEL)}`.execute(db);
   },
   orderIndexes(column) {
     return { asc: [sql.ref(column), sql`id`], desc: [sql`${sql.ref(column)} desc nulls first`, sql`id`] };

@@ -9,7 +9,7 @@ import { DATASET_FILES, TABLES } from '../resources/index.js';
 import reports from '../resources/reports.js';
 import { importText } from '../resources/messages.js';
 import { checkRecord, cleanRecord } from '../resources/validate.js';
-import { bumpDataVersion } from './data-version.js';
+import { changeData } from './data-version.js';
 import type { Connection, Database } from './connect.js';
 import { IdSet } from './idset.js';
 import { fromColumns } from './read.js';
@@ -77,8 +77,7 @@ export async function importRecords(connection: Connection, sources: readonly Da
   // A bulk load touches every index page: give SQLite room to keep them in memory meanwhile.
   const cacheSize = connection.sqlite?.pragma('cache_size', { simple: true });
   connection.sqlite?.pragma('cache_size = -524288');
-  await connection.db.transaction().execute(async (trx) => {
-    await bumpDataVersion(trx);
+  await changeData(connection, async (trx) => {
     const books = new Bookkeeping();
     if (options.replace) {
       for (const entity of [...TABLES].reverse()) {

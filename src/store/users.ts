@@ -7,7 +7,7 @@ import type { Caller, Entity, Row, StoredField } from '../resources/define.js';
 import { importText } from '../resources/messages.js';
 import * as support from '../resources/support.js';
 import { cleanRecord } from '../resources/validate.js';
-import { bumpDataVersion } from './data-version.js';
+import { changeData } from './data-version.js';
 import { nowCanonical } from '../text/time.js';
 import type { Connection } from './connect.js';
 import { fromColumns } from './read.js';
@@ -34,8 +34,7 @@ async function userIdByEmail(connection: Connection, email: string): Promise<num
 }
 
 export async function createUser(connection: Connection, user: NewUser): Promise<number> {
-  return connection.db.transaction().execute(async (trx) => {
-    await bumpDataVersion(trx);
+  return changeData(connection, async (trx) => {
     if (await trx.selectFrom('user').select('id').where('email', '=', user.email).executeTakeFirst()) throw new UserError(`a user with e-mail ${user.email} exists already`);
     if (user.organisation !== undefined && !(await trx.selectFrom('organisation').select('id').where('id', '=', user.organisation).executeTakeFirst())) {
       throw new UserError(`no organisation with id ${user.organisation}`);

@@ -11,7 +11,7 @@ import {
 } from '../resources/define.js';
 import { ENTITY_BY_TABLE } from '../resources/index.js';
 import { checkRecord, cleanRecord, type Problem } from '../resources/validate.js';
-import { bumpDataVersion } from './data-version.js';
+import { changeData } from './data-version.js';
 import { nowCanonical } from '../text/time.js';
 import type { Connection, Database } from './connect.js';
 import { fromColumns, oneRecord } from './read.js';
@@ -122,8 +122,7 @@ async function nestedOf(connection: Connection, db: Kysely<Database>, entity: En
 
 /** Creates (id null) or changes a record; its id. Refusals throw WriteRefused. */
 export async function saveRecord(connection: Connection, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
-  return connection.db.transaction().execute(async (trx) => {
-    await bumpDataVersion(trx);
+  return changeData(connection, async (trx) => {
     const scoped: Connection = { ...connection, db: trx };
     const existing = id === null ? null : await oneRecord(scoped, resource, caller, id);
     if (id !== null && !existing) throw new WriteRefused('not_found');
@@ -152,8 +151,7 @@ export async function saveRecord(connection: Connection, resource: Resource, cal
 }
 
 export async function deleteRecord(connection: Connection, resource: Resource, caller: Caller, id: number): Promise<void> {
-  await connection.db.transaction().execute(async (trx) => {
-    await bumpDataVersion(trx);
+  await changeData(connection, async (trx) => {
     const scoped: Connection = { ...connection, db: trx };
     const existing = await oneRecord(scoped, resource, caller, id);
     if (!existing) throw new WriteRefused('not_found');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/http/app.js';
-import { connect, type Connection } from '../../src/store/connect.js';
+import { connect, disconnect, type Connection } from '../../src/store/connect.js';
 import { readDataset } from '../../src/store/dataset-files.js';
 import { importRecords, type DatasetSource } from '../../src/store/import.js';
 import { migrate } from '../../src/store/migrations.js';
@@ -64,6 +64,8 @@ export function testStores(): TestStore[] {
 
 export interface TestServer {
   base: string;
+  /** The database's DATABASE_URL, for a second connection to it. */
+  url: string;
   connection: Connection;
   app: FastifyInstance;
   close(): Promise<void>;
@@ -80,11 +82,12 @@ export async function startServer(store: TestStore, dataset: string | DatasetSou
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     base: `http://127.0.0.1:${port}`,
+    url: database.url,
     connection,
     app,
     async close() {
       await app.close();
-      await connection.db.destroy();
+      await disconnect(connection);
       await database.drop();
     },
   };

@@ -1,0 +1,82 @@
+/**
+ * On PostgreSQL every change of data sends a notification at commit (changeData), so that an
+ * instance can hold the data version in memory instead of reading it for every cached answer.
+ * The held version is trusted only while the listening connection is up and nothing changed
+ * since it was read; otherwise the version is read from the database, as without a watch.
+ */
+import pg from 'pg';
+
+export const CHANGES_CHANNEL = 'rsr_data_changes';
+const RETRY_MS = 1000;
+
+export class VersionWatch {
+  private known: number | undefined;
+  /** Moves on with every change heard of: a read begun before it cannot be trusted after. */
+  private changes = 0;
+  private client: pg.Client | null = null;
+  private listening = false;
+  private waiting = false;
+  private stopped = false;
+
+  constructor(private readonly url: string) {}
+
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  /** The version, when the watch can vouch for it. Starts listening on first use. */
+  now(): number | undefined {
+    if (!this.client && !this.waiting && !this.stopped) void this.listen();
+    return this.listening ? this.known : undefined;
+  }
+
+  /** A mark to hand back to `remember` with the version read after taking it. */
+  mark(): number {
+    return this.changes;
+  }
+
+  remember(mark: number, version: number): void {
+    if (this.listening && mark === this.changes) this.known = version;
+  }
+
+  /** Data changed (heard from PostgreSQL, or committed here): the next answer reads the version. */
+  changed(): void {
+    this.changes += 1;
+    this.known = undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.listening = false;
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 3000 });
+    this.client = client;
+    const lost = () => {
+      if (this.client !== client) return;
+      this.client = null;
+      this.listening = false;
+      this.changed();
+      client.end().catch(() => undefined);
+      // Until the next attempt, versions are read from the database.
+      this.waiting = true;
+      setTimeout(() => (this.waiting = false), RETRY_MS).unref();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', () => this.changed());
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANGES_CHANNEL}`);
+      if (this.client !== client) return;
+      this.changed();
+      this.listening = true;
+    } catch {
+      lost();
+    }
+  }
+}
