@@ -13,7 +13,7 @@ import type { Connection } from '../store/connect.js';
 import { dataVersion, dataVersionNow } from '../store/data-version.js';
 
 const MAX_ENTRIES = 2000;
-const MAX_BYTES = 64 * 1024 * 1024;
+const MAX_BYTES = 32 * 1024 * 1024;
 
 /** As the compression plugin has them (app.ts): smaller bodies go as they are. */
 export const COMPRESS_THRESHOLD = 1024;
