@@ -38,15 +38,6 @@ async function open(config: Config): Promise<Connection> {
   return connection;
 }
 
-async function recordCount(connection: Connection): Promise<number> {
-  let total = 0;
-  for (const entity of TABLES) {
-    const row = await connection.db.selectFrom(entity.table).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
-    total += Number(row.count);
-  }
-  return total;
-}
-
 async function demoSources(scale: number, seed: number): Promise<DatasetSource[]> {
   const { generateDemo } = await import('./demo/generate.js');
   return generateDemo({ scale, seed }).map(({ entity, records }) => ({ file: entity, label: `demo ${entity}`, records }));
@@ -97,15 +88,16 @@ async function createDemoUsers(connection: Connection): Promise<void> {
 async function serve(config: Config, withDemo: boolean): Promise<void> {
   const connection = connect(config.databaseUrl, { poolSize: config.databasePoolSize });
   const schemaReady = schemaGate(connection);
-  let records = 'database unavailable: answering 503 until it is back';
+  let contents = 'database unavailable: answering 503 until it is back';
   try {
     await schemaReady();
-    const projects = await connection.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
-    if (withDemo && Number(projects.count) === 0) {
+    const projects = async () => Number((await connection.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+    if (withDemo && (await projects()) === 0) {
       await loadDemo(connection, 1, 1, false);
       await createDemoUsers(connection);
     }
-    records = `${formatCount(await recordCount(connection))} records`;
+    // Projects, not all records: counting every table of a large database would delay start-up.
+    contents = `${formatCount(await projects())} projects`;
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;
   }
@@ -114,7 +106,7 @@ async function serve(config: Config, withDemo: boolean): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
-  say(`rsr-api listening on http://${shown}:${port}/rest/v1/ (${connection.dialect.name} ${connection.location}: ${records})`);
+  say(`rsr-api listening on http://${shown}:${port}/rest/v1/ (${connection.dialect.name} ${connection.location}: ${contents})`);
   const stop = async () => {
     await app.close();
     await disconnect(connection);

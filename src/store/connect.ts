@@ -41,7 +41,7 @@ export function connect(url: string, options: ConnectOptions = {}): Connection {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  database.pragma('cache_size = -65536'); // 64 MiB of pages
+  database.pragma('cache_size = -32768'); // 32 MiB of pages; the OS file cache holds the rest
   // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
   database.pragma('case_sensitive_like = ON');
   return {

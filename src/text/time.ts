@@ -34,8 +34,28 @@ function offsetMinutes(zone: string): number {
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** Minutes east of UTC of `zone` at the instant `epochMs`. */
+const HOUR_MS = 3_600_000;
+const MAX_CACHED_HOURS = 100_000;
+const hourOffsets = new Map<string, number>();
+
+/**
+ * Minutes east of UTC of `zone` at `epochMs`. Asking Intl costs microseconds and a page holds
+ * many timestamps, so an hour whose start and end have the same offset is remembered whole
+ * (no zone changes its offset twice within an hour); an hour with a change is asked each time.
+ */
 function zoneOffset(zone: string, epochMs: number): number {
+  const hour = Math.floor(epochMs / HOUR_MS);
+  const key = `${zone}|${hour}`;
+  const cached = hourOffsets.get(key);
+  if (cached !== undefined) return cached;
+  const start = intlOffset(zone, hour * HOUR_MS);
+  if (start !== intlOffset(zone, (hour + 1) * HOUR_MS - 1)) return intlOffset(zone, epochMs);
+  if (hourOffsets.size >= MAX_CACHED_HOURS) hourOffsets.clear();
+  hourOffsets.set(key, start);
+  return start;
+}
+
+function intlOffset(zone: string, epochMs: number): number {
   let format = offsetFormats.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' });
