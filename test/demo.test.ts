@@ -87,6 +87,25 @@ for (const store of testStores()) {
       assert.equal(seen, body.count);
     });
 
+    test('deep pages in id order (found from noted positions) hold what walking the list gives', async () => {
+      const ids = async (path: string) => ((await request(server.base, path)).body.results as Row[]).map((row) => row.id);
+      // `ordering=id,<other field>` is the same order, read by walking every row before the page.
+      const cases = [
+        ['budget_item', 'id', 'amount', 'limit=30&page=34'], ['budget_item', 'id', 'amount', 'limit=7&page=143'],
+        ['budget_item', 'id', 'amount', 'limit=1000&page=3'], ['budget_item', 'id', 'amount', 'limit=20&page=last'],
+        ['budget_item', '-id', 'amount', 'limit=30&page=67'], ['budget_item', 'id', 'amount', 'currency=EUR&limit=30&page=40'],
+        ['indicator_period_data_comment', '-id', 'data', 'limit=30&page=100'], ['disaggregation_target', 'id', 'value', 'limit=100&page=250'],
+      ];
+      for (const [list, order, other, page] of cases) {
+        const seeking = await ids(`/rest/v1/${list}/?ordering=${order}&${page}`);
+        const walking = await ids(`/rest/v1/${list}/?ordering=${order},${other}&${page}`);
+        assert.ok(seeking.length > 0, `${list}?ordering=${order}&${page}`);
+        assert.deepEqual(seeking, walking, `${list}?ordering=${order}&${page}`);
+      }
+      // The default order of comments is -id: the same pages without asking for it.
+      assert.deepEqual(await ids('/rest/v1/indicator_period_data_comment/?page=100'), await ids('/rest/v1/indicator_period_data_comment/?ordering=-id,data&page=100'));
+    });
+
     test('transaction labels agree with the code lists', async () => {
       const { body } = await request(server.base, '/rest/v1/transaction/?limit=1000');
       const lists = [['transaction_type', 'transaction_type'], ['aid_type', 'aid_type'], ['disbursement_channel', 'disbursement_channel'], ['finance_type', 'finance_type'], ['flow_type', 'flow_type'], ['tied_status', 'tied_status'], ['recipient_country', 'country'], ['recipient_region', 'region'], ['recipient_region_vocabulary', 'region_vocabulary']];

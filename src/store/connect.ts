@@ -4,7 +4,8 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
-import { CountCache } from './data-version.js';
+import { VersionedCache } from './data-version.js';
+import type { Marks } from './read.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { VersionWatch } from './version-watch.js';
 
@@ -18,7 +19,9 @@ export interface Connection {
   sqlite?: SQLite.Database;
   /** Where the data lives, for messages (no password). */
   location: string;
-  counts: CountCache;
+  counts: VersionedCache<number>;
+  /** Ids at noted positions of lists in id order, for deep pages (read.ts). */
+  seeks: VersionedCache<Marks>;
   /** PostgreSQL: the data version held in memory between notifications of changes. */
   watch?: VersionWatch;
 }
@@ -49,7 +52,8 @@ export function connect(url: string, options: ConnectOptions = {}): Connection {
     dialect: sqliteDialect,
     sqlite: database,
     location: path,
-    counts: new CountCache(),
+    counts: new VersionedCache(),
+    seeks: new VersionedCache(),
   };
 }
 
@@ -109,7 +113,8 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
     db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
     dialect: postgresDialect,
     location: parsed.toString(),
-    counts: new CountCache(),
+    counts: new VersionedCache(),
+    seeks: new VersionedCache(),
     watch: new VersionWatch(url),
   };
 }

@@ -74,24 +74,25 @@ export function visibilityKey(caller: Caller): string {
 
 const MAX_ENTRIES = 5000;
 
-export class CountCache {
-  private readonly entries = new Map<string, { version: number; count: Promise<number> }>();
+/**
+ * Values computed from the data (counts, page boundaries) for a list as a caller sees it,
+ * trusted while the data version is the one they were computed at. Requests that miss together
+ * share one computation instead of each scanning the table.
+ */
+export class VersionedCache<T> {
+  private readonly entries = new Map<string, { version: number; value: Promise<T> }>();
 
-  /**
-   * The cached count when it is still exact, else `count()`, remembered at the current version.
-   * Requests that miss together share one count instead of each scanning the table.
-   */
-  async get(connection: Connection, resource: Resource, caller: Caller, filters: FilterTree | undefined, count: () => Promise<number>): Promise<number> {
+  async get(connection: Connection, resource: Resource, caller: Caller, filters: FilterTree | undefined, compute: () => Promise<T>, variant = ''): Promise<T> {
     const version = await dataVersion(connection);
-    const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
+    const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${variant}`;
     const cached = this.entries.get(key);
-    if (cached && cached.version === version) return cached.count;
-    const counting = count();
+    if (cached && cached.version === version) return cached.value;
+    const computing = compute();
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { version, count: counting });
-    counting.catch(() => {
-      if (this.entries.get(key)?.count === counting) this.entries.delete(key);
+    this.entries.set(key, { version, value: computing });
+    computing.catch(() => {
+      if (this.entries.get(key)?.value === computing) this.entries.delete(key);
     });
-    return counting;
+    return computing;
   }
 }

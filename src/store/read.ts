@@ -209,19 +209,82 @@ export async function countQuery(connection: Connection, resource: Resource, cal
   return (await matchingRecords(connection, resource, caller, filters)).select(sql<number | string>`count(*)`.as('count'));
 }
 
+/** Where a page in id order starts looking: at the id of a known position before it (see `seekFor`). */
+interface Seek {
+  id: number;
+  descending: boolean;
+}
+
 /** The SQL of one page: the caller's matching records in the requested order. */
-export async function pageQuery(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Query> {
-  const records = selectColumns(await matchingRecords(connection, resource, caller, filters), resource);
+export async function pageQuery(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
+  let records = selectColumns(await matchingRecords(connection, resource, caller, filters), resource);
+  if (seek) records = records.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
   return applyOrder(records, resource, page.order, page.pinned, connection.dialect).limit(page.limit).offset(page.offset);
 }
 
+/**
+ * A deep page in id order would walk every row before it (probing each one's project for
+ * visibility). Instead the ids at positions 0, SEEK_STEP, 2·SEEK_STEP, … of the list are noted
+ * as pages that deep are asked for (once per data version), and a page starts from the nearest
+ * one before it: it walks fewer than SEEK_STEP rows however deep it is.
+ */
+const SEEK_STEP = 1000;
+
+export interface Marks {
+  ids: number[];
+  complete: boolean;
+  /** Extensions run one after the other: concurrent deep pages note each position once. */
+  extending: Promise<unknown>;
+}
+
+/** The id SEEK_STEP positions on from `from` (the first id without it), or null past the end. */
+async function nextMark(connection: Connection, resource: Resource, caller: Caller, filters: FilterTree | undefined, seek: Seek | null, descending: boolean): Promise<number | null> {
+  const build = async () => {
+    let ids = (await matchingRecords(connection, resource, caller, filters)).select(column('t', 'id').as('id'));
+    if (seek) ids = ids.where(column('t', 'id'), descending ? '<=' : '>=', seek.id);
+    return ids.orderBy(column('t', 'id'), descending ? 'desc' : 'asc').limit(1).offset(seek ? SEEK_STEP : 0);
+  };
+  const shape = `mark|${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${descending}|${seek !== null}`;
+  const [row] = seek ? await runShaped(connection, shape, build, 3, [seek.id, 1, SEEK_STEP]) : await runShaped(connection, shape, build, 2, [1, 0]);
+  return row ? Number((row as { id: number }).id) : null;
+}
+
+async function seekFor(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<{ seek: Seek; offset: number } | null> {
+  const [term] = page.order;
+  const inIdOrder = page.order.length === 1 && term.field === 'id' && !(page.pinned && resource.pinnedOrder);
+  if (!inIdOrder || page.offset < SEEK_STEP || resource.visibility.kind === 'organisations') return null;
+  const descending = term.descending;
+  const marks = await connection.seeks.get(connection, resource, caller, filters, async (): Promise<Marks> => ({ ids: [], complete: false, extending: Promise.resolve() }), String(descending));
+  const wanted = Math.floor(page.offset / SEEK_STEP);
+  const extension = marks.extending.then(async () => {
+    while (!marks.complete && marks.ids.length <= wanted) {
+      const last = marks.ids.at(-1);
+      const next = await nextMark(connection, resource, caller, filters, last === undefined ? null : { id: last, descending }, descending);
+      if (next === null) marks.complete = true;
+      else marks.ids.push(next);
+    }
+  });
+  marks.extending = extension.catch(() => undefined); // a failed query fails this request only
+  await extension;
+  const step = Math.min(wanted, marks.ids.length - 1);
+  if (step < 1) return null;
+  return { seek: { id: marks.ids[step], descending }, offset: page.offset - step * SEEK_STEP };
+}
+
 export async function pageRecords(connection: Connection, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {
-  const build = () => pageQuery(connection, resource, caller, page, filters);
   const entity = entityOf(resource.table);
-  // Report visibility reads the reports themselves: that query is built afresh each time.
-  const rows = resource.visibility.kind === 'organisations'
-    ? await (await build()).execute()
-    : await runShaped(connection, `page|${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${JSON.stringify(page.order)}|${page.pinned}`, build, 2, [page.limit, page.offset]);
+  const shape = `page|${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${JSON.stringify(page.order)}|${page.pinned}`;
+  const seeking = await seekFor(connection, resource, caller, page, filters);
+  let rows: object[];
+  if (resource.visibility.kind === 'organisations') {
+    // Report visibility reads the reports themselves: that query is built afresh each time.
+    rows = await (await pageQuery(connection, resource, caller, page, filters)).execute();
+  } else if (seeking) {
+    const { seek, offset } = seeking;
+    rows = await runShaped(connection, `${shape}|seek`, () => pageQuery(connection, resource, caller, page, filters, seek), 3, [seek.id, page.limit, offset]);
+  } else {
+    rows = await runShaped(connection, shape, () => pageQuery(connection, resource, caller, page, filters), 2, [page.limit, page.offset]);
+  }
   return rows.map((columns) => fromColumns(entity, connection.dialect, columns as Row));
 }
 
