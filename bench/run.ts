@@ -149,7 +149,9 @@ async function benchScale(scale: number): Promise<void> {
   const sqliteUrl = `sqlite:${join(scratch, `scale-${scale}.sqlite`)}`;
   const started = performance.now();
   const loaded = cli(['demo', '--load', '--scale', String(scale)], sqliteUrl);
-  const records = [...loaded.matchAll(/ ([\d,]+)(?=,|$)/gm)].reduce((sum, match) => sum + Number(match[1].replace(/,/g, '')), 0);
+  // The summary line `Loaded in … s: organisation 400, project 600, …` (not the progress lines).
+  const summaryLine = /^Loaded in .*$/m.exec(loaded)?.[0] ?? '';
+  const records = [...summaryLine.matchAll(/[a-z_]+ ([\d,]+)/g)].reduce((sum, match) => sum + Number(match[1].replace(/,/g, '')), 0);
   const seconds = (performance.now() - started) / 1000;
   notes[`import scale ${scale} (sqlite)`] = { seconds: Math.round(seconds), records, recordsPerSecond: Math.round(records / seconds) };
 

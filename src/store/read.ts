@@ -237,7 +237,7 @@ export interface Marks {
   extending: Promise<unknown>;
 }
 
-/** The id SEEK_STEP positions on from `from` (the first id without it), or null past the end. */
+/** The id SEEK_STEP positions on from `seek` (without one: the first id), or null past the end. */
 async function nextMark(connection: Connection, resource: Resource, caller: Caller, filters: FilterTree | undefined, seek: Seek | null, descending: boolean): Promise<number | null> {
   const build = async () => {
     let ids = (await matchingRecords(connection, resource, caller, filters)).select(column('t', 'id').as('id'));
