@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { buildApp } from './http/app.js';
-import { TABLES } from './resources/index.js';
 import { connect, disconnect, isDatabaseUnavailable, type Connection } from './store/connect.js';
 import { exportDataset, readDataset } from './store/dataset-files.js';
 import { ImportError, importRecords, type DatasetSource } from './store/import.js';

@@ -91,14 +91,22 @@ for (const store of testStores()) {
       const ids = async (path: string) => ((await request(server.base, path)).body.results as Row[]).map((row) => row.id);
       // `ordering=id,<other field>` is the same order, read by walking every row before the page.
       const cases = [
-        ['budget_item', 'id', 'amount', 'limit=30&page=34'], ['budget_item', 'id', 'amount', 'limit=7&page=143'],
+        ['budget_item', 'id', 'amount', 'limit=30&page=35'], ['budget_item', 'id', 'amount', 'limit=7&page=144'],
         ['budget_item', 'id', 'amount', 'limit=1000&page=3'], ['budget_item', 'id', 'amount', 'limit=20&page=last'],
         ['budget_item', '-id', 'amount', 'limit=30&page=67'], ['budget_item', 'id', 'amount', 'currency=EUR&limit=30&page=40'],
         ['indicator_period_data_comment', '-id', 'data', 'limit=30&page=100'], ['disaggregation_target', 'id', 'value', 'limit=100&page=250'],
       ];
+      // Every case is at least SEEK_STEP (1000) records deep: each one notes or uses marks.
+      const seeks = server.connection.seeks;
+      let marked = 0;
+      const get = seeks.get.bind(seeks);
+      seeks.get = (...args) => ((marked += 1), get(...args));
       for (const [list, order, other, page] of cases) {
+        const before = marked;
         const seeking = await ids(`/rest/v1/${list}/?ordering=${order}&${page}`);
+        assert.equal(marked, before + 1, `${list}?ordering=${order}&${page} starts from a mark`);
         const walking = await ids(`/rest/v1/${list}/?ordering=${order},${other}&${page}`);
+        assert.equal(marked, before + 1, `${list}?ordering=${order},${other}&${page} walks`);
         assert.ok(seeking.length > 0, `${list}?ordering=${order}&${page}`);
         assert.deepEqual(seeking, walking, `${list}?ordering=${order}&${page}`);
       }

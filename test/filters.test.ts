@@ -5,7 +5,7 @@
  * ordering, paging, visibility and links.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { parsePythonLiteral } from '../src/query/python-literal.js';
 import { request, testStores, useServer } from './support/server.js';
 

@@ -1,7 +1,7 @@
 /** XML and CSV (http.md, Formats): bodies byte for byte against expected files, headers, negotiation. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { request, testStores, useServer } from './support/server.js';
 
 const expected = (file: string) => readFileSync(new URL(`./fixtures/expected/${file}`, import.meta.url), 'utf8');

@@ -1,6 +1,6 @@
 /** Headers, methods, redirects, formats and errors as http.md states them. */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { rawRequest, request, testStores, useServer } from './support/server.js';
 
 const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
@@ -178,14 +178,25 @@ for (const store of testStores()) {
         ['GET', { 'accept-encoding': 'gzip, deflate, br' }, 'br'], ['GET', { 'accept-encoding': 'gzip;q=0.5, br;q=0.1' }, 'gzip'],
         ['GET', { 'accept-encoding': 'identity' }, null],
       ];
+      const plain = await rawRequest(server.base, '/rest/v1/budget_item/?variant=plain');
       for (const [index, [method, headers, encoding]] of variants.entries()) {
         const path = `/rest/v1/budget_item/?variant=${index}`;
         const first = await rawRequest(server.base, path, { method, headers });
         const second = await rawRequest(server.base, path, { method, headers });
+        const label = `${method} ${JSON.stringify(headers)}`;
         assert.equal(first.status, 200);
-        assert.equal(first.headers.get('content-encoding'), encoding, JSON.stringify(headers));
-        assert.equal(headersOf(second), headersOf(first), `${method} ${JSON.stringify(headers)}`);
+        // What the first answer says, header by header, as the routes and plugins would.
+        assert.deepEqual([...first.headers.keys()].filter((name) => name !== 'date' && name !== 'connection' && name !== 'keep-alive'),
+          ['allow', 'content-type', 'etag', 'vary', ...(encoding ? ['content-encoding'] : []), 'content-length'].sort(), label);
+        assert.equal(first.headers.get('allow'), LIST_ALLOW, label);
+        assert.equal(first.headers.get('content-type'), 'application/json', label);
+        assert.equal(first.headers.get('vary'), encoding ? 'Accept, accept-encoding' : 'Accept', label);
+        assert.equal(first.headers.get('content-encoding'), encoding, label);
+        if (!encoding) assert.equal(first.headers.get('content-length'), String(Buffer.byteLength(plain.text)), label);
+        assert.equal(headersOf(second), headersOf(first), label);
       }
+      const refused = await rawRequest(server.base, '/rest/v1/budget_item/?variant=0', { headers: { 'accept-encoding': 'gzip', 'x-no-compression': '1' } });
+      assert.equal(refused.headers.get('content-encoding'), null);
       const tagged = await rawRequest(server.base, '/rest/v1/budget_item/?variant=0');
       const etag = tagged.headers.get('etag') ?? '';
       const unchanged = await rawRequest(server.base, '/rest/v1/budget_item/?variant=0', { headers: { 'if-none-match': etag } });
@@ -206,17 +217,17 @@ for (const store of testStores()) {
     });
 
     test('compression for clients that ask, with Vary: Accept, Accept-Encoding', async () => {
-      for (const [encoding, expected] of [['br', 'br'], ['gzip', 'gzip'], ['identity', null]] as const) {
-        const answer = await rawRequest(server.base, '/rest/v1/budget_item/', { headers: { 'accept-encoding': encoding } });
+      for (const [encoding, expected] of [['br', 'br'], ['gzip', 'gzip'], ['deflate', 'deflate'], ['identity', null]] as const) {
+        const answer = await rawRequest(server.base, `/rest/v1/budget_item/?asked=${encoding}`, { headers: { 'accept-encoding': encoding } });
         assert.equal(answer.status, 200);
         assert.equal(answer.headers.get('content-encoding'), expected, encoding);
-        if (expected) assert.equal(answer.headers.get('vary'), 'Accept, accept-encoding');
+        assert.equal(answer.headers.get('vary'), expected ? 'Accept, accept-encoding' : 'Accept', encoding);
       }
-      // fetch unpacks br, gzip and deflate: the first answer and the cached one give the same text.
+      // fetch unpacks br, gzip and deflate: a first (compressing) answer and a cached one give the same text.
       const plain = (await request(server.base, '/rest/v1/budget_item/?unpacked')).text;
       for (const encoding of ['br', 'gzip', 'deflate']) {
         for (const attempt of ['first', 'cached']) {
-          const unpacked = await fetch(`${server.base}/rest/v1/budget_item/?unpacked`, { headers: { 'accept-encoding': encoding } });
+          const unpacked = await fetch(`${server.base}/rest/v1/budget_item/?unpacked=${encoding}`, { headers: { 'accept-encoding': encoding } });
           assert.equal(unpacked.headers.get('content-encoding'), encoding);
           assert.equal(await unpacked.text(), plain, `${encoding}, ${attempt}`);
         }

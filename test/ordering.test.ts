@@ -1,6 +1,6 @@
 /** `ordering` as http.md states it: keys, direction, NULL placement, D7 text order, the id tie-breaker. */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { pagingDataset, pagingItems, type PagingItem } from './support/datasets.js';
 import { request, testStores, useServer } from './support/server.js';
 

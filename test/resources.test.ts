@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { seedProblems, SEED_FIELDS } from './support/seed.js';
 import { FIXTURE, request, testStores, useServer } from './support/server.js';
 

@@ -136,6 +136,8 @@ for (const store of testStores()) {
         ['link', { project: 1, url: 'not a url' }, { url: ['Enter a valid URL.'] }],
         ['organisation', { name: 'akvo', long_name: 'Another', contact_email: 'nobody' }, { name: ['organisation with this name already exists.'], contact_email: ['Enter a valid email address.'] }],
         ['keyword', { label: 'WATER' }, { label: ['keyword with this label already exists.'] }],
+        // Case folds beyond ASCII on both stores (SQLite's own lower() would let it through).
+        ['keyword', { label: 'énergie' }, { label: ['keyword with this label already exists.'] }],
         ['administrative_location', { location: 3 }, { location: ['Invalid pk "3" - object does not exist.'] }],
       ];
       for (const [resource, body, errors] of cases) {

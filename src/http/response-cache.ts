@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import type { Connection } from '../store/connect.js';
 import { dataVersion, dataVersionNow } from '../store/data-version.js';
+import { origin } from './url.js';
 
 const MAX_ENTRIES = 2000;
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -45,13 +46,14 @@ export class ResponseCache {
   constructor(private readonly connection: Connection) {}
 
   /**
-   * Everything a body depends on: the URL as addressed, who asks (per-caller fields) and the
-   * Accept header, which may choose XML or CSV for the same URL (only JSON bodies are kept).
+   * Everything a body depends on: the URL as addressed (its origin as the links show it), who
+   * asks (per-user fields, not only visibility) and the Accept header, which may choose XML or
+   * CSV for the same URL (only JSON bodies are kept).
    */
   private key(request: FastifyRequest): string {
     const caller = request.caller;
     const who = caller.isAdmin ? 'admin' : (caller.userId ?? 'anonymous');
-    return `${request.protocol}://${request.host}${request.url}|${who}|${request.headers.accept ?? ''}`;
+    return `${origin(request)}${request.url}|${who}|${request.headers.accept ?? ''}`;
   }
 
   /** Answers a GET (or HEAD: Node sends no body then) from the cache at an unchanged data version. */
@@ -61,6 +63,9 @@ export class ResponseCache {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || this.entries.size === 0) return done();
       const kept = this.entries.get(this.key(request));
       if (!kept) return done();
+      // Most recently used last: eviction drops the entries longest unused.
+      this.entries.delete(kept.key);
+      this.entries.set(kept.key, kept);
       let now: number | undefined;
       try {
         now = dataVersionNow(this.connection);
@@ -100,7 +105,8 @@ export class ResponseCache {
 
   /** The encoding the client prefers among ours, as the compression plugin picks it; none for identity. */
   private encodingFor(request: FastifyRequest, entry: Entry): Encoding | null {
-    if (!request.headers['accept-encoding'] || entry.body.length < COMPRESS_THRESHOLD) return null;
+    const refused = request.headers['x-no-compression'] !== undefined;
+    if (refused || !request.headers['accept-encoding'] || entry.body.length < COMPRESS_THRESHOLD) return null;
     // negotiator 1.0 breaks ties by `preferred` (@types/negotiator still describes 0.6).
     const negotiator = new Negotiator(request) as unknown as { encoding(available: string[], options: { preferred: string[] }): string | undefined };
     const chosen = negotiator.encoding(PREFERENCE, { preferred: PREFERENCE });
@@ -111,7 +117,10 @@ export class ResponseCache {
     let body = entry.compressed[encoding];
     if (!body) {
       body = entry.compressed[encoding] = COMPRESS[encoding](entry.body);
-      if (this.entries.get(entry.key) === entry) this.bytes += body.length;
+      if (this.entries.get(entry.key) === entry) {
+        this.bytes += body.length;
+        this.evict(0, 0);
+      }
     }
     return body;
   }
@@ -120,13 +129,18 @@ export class ResponseCache {
     const previous = this.entries.get(entry.key);
     if (previous) this.bytes -= size(previous);
     this.entries.delete(entry.key);
-    while (this.entries.size >= MAX_ENTRIES || (this.bytes + entry.body.length > MAX_BYTES && this.entries.size > 0)) {
+    if (entry.body.length > MAX_BYTES) return;
+    this.evict(1, entry.body.length);
+    this.entries.set(entry.key, entry);
+    this.bytes += entry.body.length;
+  }
+
+  /** Drops the least recently used entries until `entries` more entries of `bytes` more bytes fit. */
+  private evict(entries: number, bytes: number): void {
+    while (this.entries.size > 0 && (this.entries.size + entries > MAX_ENTRIES || this.bytes + bytes > MAX_BYTES)) {
       const [oldest, dropped] = this.entries.entries().next().value as [string, Entry];
       this.entries.delete(oldest);
       this.bytes -= size(dropped);
     }
-    if (entry.body.length > MAX_BYTES) return;
-    this.entries.set(entry.key, entry);
-    this.bytes += entry.body.length;
   }
 }

@@ -22,12 +22,19 @@ export async function changeData<T>(connection: Connection, change: (trx: Transa
     return await connection.db.transaction().execute(async (trx) => {
       await trx.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
       await connection.dialect.announceChange(trx);
-      return change(trx);
+      const result = await change(trx);
+      // Until COMMIT, SQLite readers wait (inTransaction); from COMMIT on, none finds the old memo.
+      forgetVersion(connection);
+      return result;
     });
   } finally {
-    connection.watch?.changed();
-    if (connection.sqlite) versionThisTurn.delete(connection.sqlite);
+    forgetVersion(connection);
   }
+}
+
+function forgetVersion(connection: Connection): void {
+  connection.watch?.changed();
+  if (connection.sqlite) versionThisTurn.delete(connection.sqlite);
 }
 
 const VERSION_SQL = 'select version from data_version where id = 1';
@@ -87,7 +94,10 @@ export class VersionedCache<T> {
     const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${variant}`;
     const cached = this.entries.get(key);
     if (cached && cached.version === version) return cached.value;
+    if (cached && cached.version > version) return compute(); // a slower request of an older version
     const computing = compute();
+    // Re-inserted, so that the oldest entry in the map is the one longest not recomputed.
+    this.entries.delete(key);
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { version, value: computing });
     computing.catch(() => {

@@ -2,7 +2,9 @@
  * The secondary indexes of a table, derived from its declaration: one per foreign key (pages
  * look up and join by them) and per `index: 'filter'` field; for `index: 'order'` fields those
  * the dialect shapes so that an ordered page reads only its own rows, in either direction.
- * Bulk loads into empty tables drop them first and build them afterwards.
+ * Bulk loads into empty tables drop them first and build them afterwards. Indexes are created
+ * by name if missing (migration 4): a declaration that changes an existing index's shape comes
+ * with a migration that drops it first.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.js';

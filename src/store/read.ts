@@ -20,7 +20,7 @@ type Query = SelectQueryBuilder<Database, any, object>;
 /** Lookups send at most this many ids per query. */
 const LOOKUP_CHUNK = 1000;
 
-function entityOf(table: string): Entity {
+export function entityOf(table: string): Entity {
   const entity = ENTITY_BY_TABLE.get(table);
   if (!entity) throw new Error(`No declaration for table ${table}`);
   return entity;
@@ -237,15 +237,15 @@ export interface Marks {
   extending: Promise<unknown>;
 }
 
-/** The id SEEK_STEP positions on from `seek` (without one: the first id), or null past the end. */
-async function nextMark(connection: Connection, resource: Resource, caller: Caller, filters: FilterTree | undefined, seek: Seek | null, descending: boolean): Promise<number | null> {
+/** The id SEEK_STEP positions on from id `from` (without one: the first id), or null past the end. */
+async function nextMark(connection: Connection, resource: Resource, caller: Caller, filters: FilterTree | undefined, descending: boolean, from: number | null): Promise<number | null> {
   const build = async () => {
     let ids = (await matchingRecords(connection, resource, caller, filters)).select(column('t', 'id').as('id'));
-    if (seek) ids = ids.where(column('t', 'id'), descending ? '<=' : '>=', seek.id);
-    return ids.orderBy(column('t', 'id'), descending ? 'desc' : 'asc').limit(1).offset(seek ? SEEK_STEP : 0);
+    if (from !== null) ids = ids.where(column('t', 'id'), descending ? '<=' : '>=', from);
+    return ids.orderBy(column('t', 'id'), descending ? 'desc' : 'asc').limit(1).offset(from === null ? 0 : SEEK_STEP);
   };
-  const shape = `mark|${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${descending}|${seek !== null}`;
-  const [row] = seek ? await runShaped(connection, shape, build, 3, [seek.id, 1, SEEK_STEP]) : await runShaped(connection, shape, build, 2, [1, 0]);
+  const shape = `mark|${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${descending}|${from !== null}`;
+  const [row] = from === null ? await runShaped(connection, shape, build, 2, [1, 0]) : await runShaped(connection, shape, build, 3, [from, 1, SEEK_STEP]);
   return row ? Number((row as { id: number }).id) : null;
 }
 
@@ -258,8 +258,7 @@ async function seekFor(connection: Connection, resource: Resource, caller: Calle
   const wanted = Math.floor(page.offset / SEEK_STEP);
   const extension = marks.extending.then(async () => {
     while (!marks.complete && marks.ids.length <= wanted) {
-      const last = marks.ids.at(-1);
-      const next = await nextMark(connection, resource, caller, filters, last === undefined ? null : { id: last, descending }, descending);
+      const next = await nextMark(connection, resource, caller, filters, descending, marks.ids.at(-1) ?? null);
       if (next === null) marks.complete = true;
       else marks.ids.push(next);
     }

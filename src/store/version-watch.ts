@@ -54,7 +54,8 @@ export class VersionWatch {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 3000 });
+    // TCP keep-alive: a connection that dies silently (a dropped route) still ends in an error.
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 3000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     this.client = client;
     const lost = () => {
       if (this.client !== client) return;

@@ -4,7 +4,7 @@
  * be visible to the caller, unique fields stay unique, and the caller must hold a role that may
  * write it (resources.md). A refused write changes nothing.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import {
   EDIT_ROLES, organisationsWithRole, projectPathOf, storedFields, writersOf,
   type Caller, type Entity, type Resource, type Row,
@@ -14,7 +14,8 @@ import { checkRecord, cleanRecord, type Problem } from '../resources/validate.js
 import { changeData } from './data-version.js';
 import { nowCanonical } from '../text/time.js';
 import type { Connection, Database } from './connect.js';
-import { fromColumns, oneRecord } from './read.js';
+import { entityOf, fromColumns, oneRecord } from './read.js';
+import { sortKey, sortKeyColumn } from '../text/sortkey.js';
 import { insertRecord, updateRecord } from './columns.js';
 
 export type WriteKind = 'create' | 'replace' | 'patch';
@@ -29,9 +30,6 @@ export class WriteRefused extends Error {
 }
 
 
-function entityOf(table: string): Entity {
-  return ENTITY_BY_TABLE.get(table) as Entity;
-}
 
 /** The project a record belongs to, following its declared path; null when it has none. */
 async function projectOf(db: Kysely<Database>, entity: Entity, record: Row): Promise<number | null> {
@@ -85,10 +83,12 @@ async function uniqueProblems(db: Kysely<Database>, entity: Entity, record: Row,
   for (const [name, field] of storedFields(entity)) {
     const value = record[name];
     if (!field.unique || typeof value !== 'string' || value === '') continue;
-    let query = db.selectFrom(entity.table).select('id');
-    query = field.unique === 'ci' ? query.where(sql`lower(${sql.ref(name)})`, '=', value.toLowerCase()) : query.where(name, '=', value);
+    // Case is folded as JavaScript folds it, the same on both stores (SQLite's lower() folds
+    // ASCII only): the candidates share the D7 key, which any case-insensitive match does.
+    const caseless = field.unique === 'ci';
+    let query = db.selectFrom(entity.table).select(['id', name]).where(caseless ? sortKeyColumn(name) : name, '=', caseless ? sortKey(value) : value);
     if (id !== null) query = query.where('id', '<>', id);
-    const owner = await query.executeTakeFirst();
+    const owner = (await query.execute()).find((row) => !caseless || String(row[name]).toLowerCase() === value.toLowerCase());
     if (owner) problems.push({ field: name, code: 'unique', value, owner: owner.id as number });
   }
   return problems;
