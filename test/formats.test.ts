@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { SaxesParser } from 'saxes';
+import { createToken } from '../src/store/users.js';
 import { request, testStores, useServer } from './support/server.js';
 
 const expected = (file: string) => readFileSync(new URL(`./fixtures/expected/${file}`, import.meta.url), 'utf8');
@@ -50,6 +53,35 @@ for (const store of testStores()) {
       assert.match(answer.text, /<next>http:\/\/127\.0\.0\.1:\d+\/rest\/v1\/budget_item\/\?format=xml&amp;limit=2&amp;page=2<\/next>/);
       assert.equal((await request(server.base, '/rest/v1/budget_item/?format=yaml')).status, 404);
       assert.equal((await request(server.base, '/rest/v1/budget_item.api')).status, 404);
+    });
+
+    test('text with line breaks of every kind, commas and quotes survives CSV and XML', async () => {
+      const key = await createToken(server.connection, 'ana@example.org');
+      const description = 'Line one\nline two\rline three\r\nline "four", with commas';
+      const created = await request(server.base, '/rest/v1/organisation/', {
+        method: 'POST',
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Multiline', long_name: 'Multiline Org', description, notes: 'a\nb' }),
+      });
+      assert.equal(created.status, 201, created.text);
+      const csv = await request(server.base, '/rest/v1/organisation/?format=csv&limit=100');
+      const rows = parse(csv.text, { columns: true }) as Record<string, string>[];
+      const json = await request(server.base, '/rest/v1/organisation/?limit=100');
+      assert.equal(rows.length, json.body.count);
+      assert.deepEqual(rows.map((row) => row.id), json.body.results.map((record: { id: number }) => String(record.id)));
+      const row = rows.find((candidate) => candidate.id === String(created.body.id));
+      assert.deepEqual([row?.description, row?.notes], [description, 'a\nb']);
+      const xml = await request(server.base, `/rest/v1/organisation/${created.body.id}/?format=xml`);
+      let text = '';
+      let inDescription = false;
+      const parser = new SaxesParser();
+      parser.on('opentag', (tag) => (inDescription = tag.name === 'description'));
+      parser.on('text', (chunk) => {
+        if (inDescription) text += chunk;
+      });
+      parser.on('closetag', () => (inDescription = false));
+      parser.write(xml.text).close();
+      assert.equal(text, description.replace(/\r\n?/g, '\n'), 'XML readers receive line ends as LF');
     });
   });
 }

@@ -18,7 +18,7 @@ const indexed = (kind: 'filter' | 'order') =>
 
 /** The plan of the first page (or the count) that `query` asks for, as one line per step. */
 async function plan(connection: Connection, resource: Resource, query: string, part: 'page' | 'count'): Promise<string> {
-  const list = parseListQuery(resource, [...new URLSearchParams(query)]);
+  const list = parseListQuery(resource, [...new URLSearchParams(query)], ANONYMOUS);
   const built = part === 'page'
     ? await pageQuery(connection, resource, ANONYMOUS, { order: list.order, pinned: list.pinned, limit: 20, offset: 0 }, list.filters)
     : await countQuery(connection, resource, ANONYMOUS, list.filters);

@@ -1,11 +1,13 @@
 /** The Fastify application: resource routes, the API root, and the answers every route shares. */
 import compress from '@fastify/compress';
 import etag from '@fastify/etag';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { RESOURCES } from '../resources/index.js';
 import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
 import { registerAuthentication } from './auth.js';
-import { ApiError, databaseUnavailable, unsupportedMediaType } from './errors.js';
+import { ApiError, clientError, databaseUnavailable, notFound, unsupportedMediaType } from './errors.js';
 import { COMPRESS_THRESHOLD, ENCODINGS, ResponseCache } from './response-cache.js';
 import { registerResource, takesTrailingSlash } from './routes.js';
 import { origin, redirectWithSlash, splitUrl } from './url.js';
@@ -29,9 +31,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     bodyLimit: BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 500 },
     // A path that cannot be decoded, or a segment too long to be an id, names nothing here.
+    // These replies skip the app's hooks: their headers are set here, and a Buffer keeps Fastify's charset off.
     frameworkErrors: (error, request, reply) => {
-      void (reply as unknown as FastifyReply).code(404).header('vary', 'Accept').send({ detail: 'Not found.' });
+      const answer = notFound(false);
+      void (reply as unknown as FastifyReply).code(answer.status).header('vary', 'Accept').header('content-type', 'application/json').send(Buffer.from(JSON.stringify(answer.body)));
     },
+    clientErrorHandler: answerClientError,
   });
 
   // http.md: every response carries Vary: Accept; JSON is application/json without a charset.
@@ -101,16 +106,32 @@ export function buildApp(options: AppOptions): FastifyInstance {
   return app;
 }
 
+/** What Node's parser refused (http.md, Errors: every error body is JSON), written to the socket as Fastify does. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const refusal = clientError(error.code);
+  const body = JSON.stringify(refusal.body);
+  // The answer to HEAD has the headers of the body it leaves out.
+  const head = (error as { rawPacket?: Buffer }).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`);
+  }
+  socket.destroy(error);
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /**
  * Bodies DRF's JSONParser and FormParser accept (http.md, Errors): JSON (an empty body is an
  * empty object) and HTML forms; any other media type is 415.
  */
 function registerBodyParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, {});
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (body.length === 0) return done(null, {});
     try {
-      done(null, JSON.parse(body as string));
+      // Bytes that are not UTF-8 are refused, not read as U+FFFD (DRF's JSONParser decodes strictly).
+      done(null, JSON.parse(STRICT_UTF8.decode(body as Buffer)));
     } catch (error) {
       done(new ApiError(400, { detail: `JSON parse error - ${(error as Error).message}` }), undefined);
     }

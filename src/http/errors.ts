@@ -17,3 +17,13 @@ export const notAuthenticated = () => new ApiError(403, { detail: 'Authenticatio
 export const permissionDenied = () => new ApiError(403, { detail: 'You do not have permission to perform this action.' });
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
 export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' });
+
+/**
+ * Requests Node's HTTP parser refuses before any route sees them: too slow, headers (or URL)
+ * too large, or not HTTP at all. Answered in the same `{"detail"}` shape as every other error.
+ */
+export function clientError(code: string | undefined): ApiError {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new ApiError(408, { detail: 'Request timeout.' }, false);
+  if (code === 'HPE_HEADER_OVERFLOW') return new ApiError(431, { detail: 'Request header fields too large.' }, false);
+  return new ApiError(400, { detail: 'Bad request.' }, false);
+}

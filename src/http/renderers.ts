@@ -12,12 +12,37 @@ type Json = unknown;
 
 const xml = new XMLBuilder({ suppressEmptyNode: false, processEntities: true });
 
+/**
+ * Characters XML 1.0 allows in a document; any other (C0 controls, lone surrogates, U+FFFE/F) is
+ * replaced. A CR is written as it is, as DRF does: XML readers receive it as a line end (LF).
+ */
+const NOT_XML_CHAR = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const NAME_START = 'A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}';
+const NAME_REST = `${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040`;
+const XML_NAME = new RegExp(`^[${NAME_START}][${NAME_REST}]*$`, 'u');
+const NAME_START_CHAR = new RegExp(`^[${NAME_START}]$`, 'u');
+const NAME_CHAR = new RegExp(`^[${NAME_REST}]$`, 'u');
+
+const xmlText = (text: string) => text.replace(NOT_XML_CHAR, '\uFFFD');
+
+/**
+ * A key as an element name. Keys of JSON fields are the caller's (`{"<x>": 1}`, `{"#text": 1}`):
+ * a character a name may not hold there is written `_xHHHH_`, as XmlConvert.EncodeName does, so
+ * the document stays well-formed and the builder never reads a key as text, attribute or PI.
+ */
+function xmlName(key: string): string {
+  if (XML_NAME.test(key)) return key;
+  const encoded = [...key].map((char, index) => ((index === 0 ? NAME_START_CHAR : NAME_CHAR).test(char) ? char : `_x${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}_`));
+  return encoded.join('') || '_';
+}
+
 /** DRF's XMLRenderer: one element per key, `list-item` per list entry, null empty, booleans True/False. */
 function xmlShape(value: Json): unknown {
   if (Array.isArray(value)) return { 'list-item': value.map(xmlShape) };
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, xmlShape(item)]));
+  if (typeof value === 'string') return xmlText(value);
+  if (typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [xmlName(key), xmlShape(item)]));
   return value;
 }
 
@@ -53,6 +78,8 @@ export function csvStream(records: readonly Json[]): Readable {
     header: true,
     columns,
     record_delimiter: 'windows',
+    // A lone LF or CR ends a row for every reader: such a cell is quoted like one with a comma.
+    quoted_match: /[\r\n]/,
     cast: { boolean: (value) => (value ? 'True' : 'False') },
   });
   return Readable.from(rows.map((row) => Object.fromEntries(columns.map((column) => [column, row.get(column) ?? null])))).pipe(csv);

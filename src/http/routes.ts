@@ -40,9 +40,9 @@ function requireFormat(request: FastifyRequest, suffix: string | undefined, pair
 }
 
 /** The list query, or a 400 naming the filter that cannot be applied (decisions D8, D9). */
-export function listQuery(resource: Resource, pairs: QueryPairs): ListQuery {
+export function listQuery(resource: Resource, pairs: QueryPairs, caller: Caller): ListQuery {
   try {
-    return parseListQuery(resource, pairs);
+    return parseListQuery(resource, pairs, caller);
   } catch (error) {
     if (error instanceof FilterError) throw new ApiError(400, { detail: error.message });
     throw error;
@@ -67,7 +67,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
   }
 
   async function listBody(request: FastifyRequest, reply: FastifyReply, pairs: QueryPairs, format: Format) {
-    const query = listQuery(resource, pairs);
+    const query = listQuery(resource, pairs, request.caller);
     if (query.page.kind === 'invalid') throw invalidPage();
     const caller = request.caller;
     const count = await countRecords(connection, resource, caller, query.filters);
@@ -104,7 +104,6 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
   }
 
   async function create(request: FastifyRequest, reply: FastifyReply) {
-    if (resource.readOnly) throw methodNotAllowed('POST');
     const id = await save(connection, resource, 'create', null, request);
     reply.code(201).header('location', `${origin(request)}/rest/v1/${resource.name}/${id}/`);
     return renderOne(id, request.caller);
@@ -112,7 +111,6 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
 
   async function change(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
     const { id } = detailTarget(request, reply);
-    if (resource.readOnly) throw methodNotAllowed(request.method);
     if (request.method === 'DELETE') return remove(connection, resource, id, request, reply);
     await save(connection, resource, request.method === 'PUT' ? 'replace' : 'patch', id, request);
     return renderOne(id, request.caller);
@@ -127,14 +125,16 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
   async function legacyList(request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) {
     const pairs = queryPairs(request);
     const format = requireFormat(request, request.params.format, pairs);
-    const query = listQuery(resource, pairs);
+    const query = listQuery(resource, pairs, request.caller);
     const offset = parseOffset(pairs);
     const caller = request.caller;
     const count = await countRecords(connection, resource, caller, query.filters);
-    const rows = await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset }, query.filters);
+    // An offset past the end reads nothing, however large it is.
+    const rows = offset < BigInt(count) ? await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: Number(offset) }, query.filters) : [];
     const { next, previous } = offsetLinks(baseUrl(request), pairs, offset, query.limit, count);
     const objects = await renderRecords(resource, rows, lookup, { caller, timeZone });
-    return respond(reply, format, { meta: { limit: query.limit, next, offset, previous, total_count: count }, objects }, { listKey: 'objects', filename: resource.name });
+    const shownOffset = offset <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(offset) : offset;
+    return respond(reply, format, { meta: { limit: query.limit, next, offset: shownOffset, previous, total_count: count }, objects }, { listKey: 'objects', filename: resource.name });
   }
   app.get(`/api/v1/${resource.name}/`, { schema: { response: { 200: legacySchema(resource) } } }, legacyList);
 
@@ -151,6 +151,8 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
       onRequest: async (request: FastifyRequest<{ Params: { format?: string } }>, reply: FastifyReply) => {
         requireFormat(request, request.params.format, queryPairs(request));
         reply.header('allow', LIST_ALLOW);
+        // A method never allowed is 405 for everyone, signed in or not.
+        if (resource.readOnly) throw methodNotAllowed('POST');
         requireSignedIn(request);
       },
     }, create);
@@ -174,6 +176,7 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
       onRequest: [redirect, async (request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) => {
         if (reply.sent) return;
         detailTarget(request, reply);
+        if (resource.readOnly) throw methodNotAllowed(request.method);
         requireSignedIn(request);
       }],
       handler: change,

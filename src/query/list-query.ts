@@ -2,11 +2,13 @@
  * A list request's paging and ordering, parsed and validated once (http.md, "The list envelope
  * and pagination" and "Ordering").
  */
-import type { OrderTerm, Resource } from '../resources/define.js';
+import type { Caller, OrderTerm, Resource } from '../resources/define.js';
 import { parseFilters, type FilterTree } from './filters.js';
 import { lastValue, linkWith, type QueryPairs } from './params.js';
 
 export const PAGE_SIZE = 30;
+/** http.md, Ordering: only the first keys of `ordering` count. */
+export const MAX_ORDER_KEYS = 10;
 export const MAX_PAGE_SIZE = 1000;
 const PLAIN_INTEGER = /^[0-9]+$/;
 
@@ -46,24 +48,25 @@ function orderable(resource: Resource, name: string): boolean {
 }
 
 /**
- * `ordering=a,-b`: unknown or derived names dropped; none left means the default order; `id`
- * ascending always ends the order so that pages never overlap or skip (decision D6).
+ * `ordering=a,-b`: only the first MAX_ORDER_KEYS keys count; unknown or derived names dropped,
+ * and a field named again adds nothing; none left means the default order; `id` ascending
+ * always ends the order so that pages never overlap or skip (decision D6).
  */
 export function parseOrdering(resource: Resource, pairs: QueryPairs): { order: OrderTerm[]; pinned: boolean } {
   const requested = (lastValue(pairs, 'ordering') ?? '')
-    .split(',')
+    .split(',', MAX_ORDER_KEYS)
     .map((term) => term.trim())
     .map((term) => ({ field: term.replace(/^-/, ''), descending: term.startsWith('-') }))
-    .filter((term) => term.field !== '' && orderable(resource, term.field));
+    .filter((term, index, terms) => term.field !== '' && orderable(resource, term.field) && terms.findIndex((other) => other.field === term.field) === index);
   const pinned = requested.length === 0;
   const order = pinned ? [...resource.defaultOrder] : requested;
   if (!order.some((term) => term.field === 'id')) order.push({ field: 'id', descending: false });
   return { order, pinned };
 }
 
-/** Throws FilterError for a filter that names a field but cannot be applied. */
-export function parseListQuery(resource: Resource, pairs: QueryPairs): ListQuery {
-  return { filters: parseFilters(resource, pairs), page: parsePage(pairs), limit: parseLimit(pairs), ...parseOrdering(resource, pairs) };
+/** Throws FilterError for a filter that names a field but cannot be applied, or that the caller may not use. */
+export function parseListQuery(resource: Resource, pairs: QueryPairs, caller: Caller): ListQuery {
+  return { filters: parseFilters(resource, pairs, caller), page: parsePage(pairs), limit: parseLimit(pairs), ...parseOrdering(resource, pairs) };
 }
 
 export interface Page {
@@ -89,17 +92,20 @@ export function pageLinks(base: string, pairs: QueryPairs, page: Page): { next: 
   };
 }
 
-/** The legacy interface's `offset` (http.md): a plain non-negative integer, else 0. */
-export function parseOffset(pairs: QueryPairs): number {
+/**
+ * The legacy interface's `offset` (http.md): a plain non-negative integer, else 0. Kept exact
+ * however large (tastypie echoes `offset=9223372036854775808` as it is).
+ */
+export function parseOffset(pairs: QueryPairs): bigint {
   const raw = lastValue(pairs, 'offset');
-  return raw !== undefined && PLAIN_INTEGER.test(raw) ? Number(raw) : 0;
+  return raw !== undefined && PLAIN_INTEGER.test(raw) ? BigInt(raw) : 0n;
 }
 
 /** `/api/v1/` links: next while records remain; previous without `offset` when it would be 0 or less. */
-export function offsetLinks(base: string, pairs: QueryPairs, offset: number, limit: number, count: number): { next: string | null; previous: string | null } {
-  const back = offset - limit;
+export function offsetLinks(base: string, pairs: QueryPairs, offset: bigint, limit: number, count: number): { next: string | null; previous: string | null } {
+  const back = offset - BigInt(limit);
   return {
-    next: offset + limit < count ? linkWith(base, pairs, 'offset', String(offset + limit)) : null,
-    previous: offset > 0 ? linkWith(base, pairs, 'offset', back > 0 ? String(back) : null) : null,
+    next: offset + BigInt(limit) < BigInt(count) ? linkWith(base, pairs, 'offset', String(offset + BigInt(limit))) : null,
+    previous: offset > 0n ? linkWith(base, pairs, 'offset', back > 0n ? String(back) : null) : null,
   };
 }

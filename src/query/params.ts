@@ -30,6 +30,6 @@ export function linkWith(base: string, pairs: QueryPairs, name: string, value: s
   const kept = pairs.filter(([key]) => key !== name);
   if (value !== null) kept.push([name, value]);
   kept.sort(byKey);
-  const query = new URLSearchParams(kept.map(([key, text]) => [key, text])).toString();
+  const query = new URLSearchParams(kept.map(([key, text]): [string, string] => [key, text])).toString();
   return query ? `${base}?${query}` : base;
 }

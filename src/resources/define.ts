@@ -64,6 +64,12 @@ export interface StoredField {
   email?: boolean;
   orderable: boolean;
   /**
+   * Who may filter by this field, on the record itself or through a relation (http.md,
+   * Filtering): anyone unless it says otherwise. The answer to a filter nobody may use is the
+   * same 400 whatever the data, so that it tells nothing.
+   */
+  filter?: 'admins' | 'no-one';
+  /**
    * Lists are often filtered ('filter') or ordered ('order', which also serves filters) by this
    * field: the store keeps indexes for it, so that a large list answers without a full scan.
    */
@@ -94,6 +100,8 @@ export interface Entity {
   nested?: readonly NestedCollection[];
   /** Foreign keys leading from a record to the project it belongs to (for visibility). */
   projectPath?: readonly string[];
+  /** Other names filters may give a field by, as the original's models name it (`location_target`). */
+  filterAliases?: Readonly<Record<string, string>>;
 }
 
 export interface NestedCollection {
@@ -184,6 +192,7 @@ interface Options {
   unique?: true | 'ci';
   orderable?: boolean;
   index?: 'filter' | 'order';
+  filter?: 'admins' | 'no-one';
 }
 
 function nullable(schema: TSchema, isNullable: boolean): TSchema {
@@ -209,12 +218,13 @@ function stored(type: ScalarType, base: TSchema, options: Options, extra: Partia
     unique: options.unique,
     orderable: options.orderable ?? type !== 'json',
     index: options.index,
+    filter: options.filter,
     schema: nullable(base, isNullable),
     ...extra,
   };
 }
 
-export const id = (): StoredField => stored('int', Type.Integer(), { required: true });
+export const id = (options: Options = {}): StoredField => stored('int', Type.Integer(), { required: true, ...options });
 export const int = (options: Options = {}): StoredField => stored('int', Type.Integer(), options);
 export const decimal = (total: number, decimals: number, options: Options = {}): StoredField =>
   stored('decimal', Type.Number(), options, { digits: [total, decimals] });

@@ -1,8 +1,15 @@
 /** How problems read: on one import line, and in the API's DRF-style validation errors. */
 import type { Problem } from './validate.js';
 
-const PYTHON_TYPES: Record<string, string> = { string: 'str', number: 'float', boolean: 'bool', object: 'dict' };
+/** The name Python gives the type of a JSON value, as DRF's messages show it. */
+function pythonType(value: unknown): string {
+  if (value === null || value === undefined) return 'NoneType';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  return { string: 'str', boolean: 'bool', object: 'dict' }[typeof value as string] ?? 'str';
+}
 const shown = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value));
+const codePoint = (point: number): string => `U+${point.toString(16).toUpperCase().padStart(4, '0')}`;
 const article = (noun: string): string => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
 
 /** Reads after the field name: "currency 'XXX' is not a currency code". */
@@ -29,6 +36,12 @@ export function importText(problem: Problem): string {
     case 'does_not_exist': return `${shown(problem.value)} does not exist`;
     case 'unique': return `${shown(problem.value)} is already used by id ${problem.owner}`;
     case 'rule': return problem.text;
+    case 'null_character': return 'holds a NUL character';
+    case 'control_character': return `holds the control character ${codePoint(problem.point)}`;
+    case 'surrogate': return `holds half of a surrogate pair (${codePoint(problem.point)})`;
+    case 'json_depth': return `is nested more than ${problem.max} levels deep`;
+    case 'not_list': return `${shown(problem.value)} is not a list`;
+    case 'invalid_json': return `${shown(problem.value)} does not have the expected structure`;
   }
 }
 
@@ -40,7 +53,7 @@ export function apiText(problem: Problem, entityName: string): string {
     case 'blank': return 'This field may not be blank.';
     case 'max_length': return `Ensure this field has no more than ${problem.max} characters.`;
     case 'not_integer': return 'A valid integer is required.';
-    case 'not_pk': return `Incorrect type. Expected pk value, received ${PYTHON_TYPES[typeof problem.value] ?? 'str'}.`;
+    case 'not_pk': return `Incorrect type. Expected pk value, received ${pythonType(problem.value)}.`;
     case 'not_number': return 'A valid number is required.';
     case 'not_string': return 'Not a valid string.';
     case 'not_boolean': return 'Must be a valid boolean.';
@@ -56,5 +69,11 @@ export function apiText(problem: Problem, entityName: string): string {
     case 'does_not_exist': return `Invalid pk "${String(problem.value)}" - object does not exist.`;
     case 'unique': return `${entityName.replace(/_/g, ' ')} with this ${problem.field.replace(/_/g, ' ')} already exists.`;
     case 'rule': return `${problem.text.charAt(0).toUpperCase()}${problem.text.slice(1)}.`;
+    case 'null_character': return 'Null characters are not allowed.';
+    case 'control_character': return `Control characters are not allowed: ${codePoint(problem.point)}.`;
+    case 'surrogate': return `Surrogate characters are not allowed: ${codePoint(problem.point)}.`;
+    case 'json_depth': return `Ensure this value is nested no more than ${problem.max} levels deep.`;
+    case 'not_list': return `Expected a list of items but got type "${pythonType(problem.value)}".`;
+    case 'invalid_json': return 'Value does not have the expected structure.';
   }
 }

@@ -29,27 +29,29 @@ export const program: Entity = {
   fields: { id: fk('project', { required: true }), title: text({ maxLength: 200 }) },
 };
 
+/** http.md, Filtering: of a user, anyone may filter by id and names, administrators by e-mail too. */
 export const user: Entity = {
   table: 'user',
   fields: {
     id: id(),
-    email: email({ required: true, blank: false, maxLength: 254, unique: 'ci' }),
+    email: email({ required: true, blank: false, maxLength: 254, unique: 'ci', filter: 'admins' }),
     first_name: text({ maxLength: 150 }),
     last_name: text({ maxLength: 150 }),
-    is_active: bool({ default: true }),
-    is_admin: bool({ default: false }),
-    is_superuser: bool({ default: false }),
+    is_active: bool({ default: true, filter: 'no-one' }),
+    is_admin: bool({ default: false, filter: 'no-one' }),
+    is_superuser: bool({ default: false, filter: 'no-one' }),
   },
 };
 
+/** Who works where, with which role: read by the service to authorise, never filtered by callers. */
 export const employment: Entity = {
   table: 'employment',
   fields: {
-    id: id(),
-    user: fk('user', { required: true }),
-    organisation: fk('organisation', { required: true }),
-    group: text({ required: true, choices: ROLES, blank: false }),
-    is_approved: bool({ default: false }),
+    id: id({ filter: 'no-one' }),
+    user: fk('user', { required: true, filter: 'no-one' }),
+    organisation: fk('organisation', { required: true, filter: 'no-one' }),
+    group: text({ required: true, choices: ROLES, blank: false, filter: 'no-one' }),
+    is_approved: bool({ default: false, filter: 'no-one' }),
   },
 };
 
@@ -66,6 +68,8 @@ export const partnership: Entity = {
 export const projectLocation: Entity = {
   table: 'project_location',
   projectPath: ['project'],
+  // RSR's ProjectLocation calls its project `location_target` (clients filter by it).
+  filterAliases: { location_target: 'project' },
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -78,6 +82,7 @@ export const projectLocation: Entity = {
 
 export const result: Entity = {
   table: 'result',
+  projectPath: ['project'],
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -90,6 +95,7 @@ export const result: Entity = {
 
 export const indicator: Entity = {
   table: 'indicator',
+  projectPath: ['result', 'project'],
   fields: {
     id: id(),
     result: fk('result', { required: true }),
@@ -136,6 +142,7 @@ export const indicatorPeriodData: Entity = {
 
 export const indicatorDimensionName: Entity = {
   table: 'indicator_dimension_name',
+  projectPath: ['project'],
   fields: { id: id(), project: fk('project', { required: true }), name: text({ maxLength: 100 }) },
 };
 
@@ -147,6 +154,7 @@ export const indicatorDimensionValue: Entity = {
 
 export const projectUpdate: Entity = {
   table: 'project_update',
+  projectPath: ['project'],
   fields: {
     id: id(),
     project: fk('project', { required: true }),
@@ -162,9 +170,9 @@ export const projectUpdate: Entity = {
 export const apiToken: Entity = {
   table: 'api_token',
   fields: {
-    id: id(),
-    user: fk('user', { required: true }),
-    key_hash: text({ required: true, blank: false, maxLength: 64, unique: true, orderable: false }),
-    created_at: timestamp({ required: true }),
+    id: id({ filter: 'no-one' }),
+    user: fk('user', { required: true, filter: 'no-one' }),
+    key_hash: text({ required: true, blank: false, maxLength: 64, unique: true, orderable: false, filter: 'no-one' }),
+    created_at: timestamp({ required: true, filter: 'no-one' }),
   },
 };

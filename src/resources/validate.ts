@@ -4,6 +4,7 @@
  * Problems are structured, so import (one line naming file, index, id and field) and the API
  * (DRF's `{"field": ["message"]}`) can each word them their own way (messages.ts).
  */
+import { Value } from '@sinclair/typebox/value';
 import { hasCode } from '../codelists/index.js';
 import { isIsoDate, toCanonicalUtc } from '../text/time.js';
 import { storedFields, type Entity, type Row, type StoredField } from './define.js';
@@ -19,6 +20,12 @@ export type Problem =
   | { field: string; code: 'min_value' | 'max_value'; value: number; limit: number }
   | { field: string; code: 'does_not_exist'; value: unknown }
   | { field: string; code: 'unique'; value: string; owner: number }
+  /** A character no text may hold: NUL, another C0 control (not tab, LF, CR), or half a surrogate pair. */
+  | { field: string; code: 'null_character' }
+  | { field: string; code: 'control_character' | 'surrogate'; point: number }
+  | { field: string; code: 'json_depth'; max: number }
+  /** A JSON value of the wrong shape: not a list where one is declared, or not the declared shape. */
+  | { field: string; code: 'not_list' | 'invalid_json'; value: unknown }
   /** A rule of its own (record checks, parse hooks): `text` reads after the field name. */
   | { field: string; code: 'rule'; text: string };
 
@@ -45,8 +52,48 @@ function decimalProblem(field: StoredField, value: number): Check {
   return null;
 }
 
+/** C0 controls other than tab, LF and CR: they break XML and mean nothing in text (DRF refuses NUL). */
+const CONTROL = /[\x00-\x08\x0B\x0C\x0E-\x1F]/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Text every store keeps and every format writes as it was given. */
+function characterProblem(value: string): Check {
+  const control = CONTROL.exec(value);
+  if (control) return control[0] === '\0' ? { code: 'null_character' } : { code: 'control_character', point: control[0].charCodeAt(0) };
+  const surrogate = LONE_SURROGATE.exec(value);
+  return surrogate ? { code: 'surrogate', point: surrogate[0].charCodeAt(0) } : null;
+}
+
+/** JSON values nest at most this deep: deeper ones cannot be rendered (XML, JSON) without risk. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * A JSON value has the shape its declaration gives (a field with a `parse` hook checks its own),
+ * its keys and texts follow the rules of text, and its nesting is bounded.
+ */
+function jsonProblem(field: StoredField, value: unknown): Check {
+  const characters = jsonTextProblem(value);
+  if (characters || field.parse || Value.Check(field.schema, value)) return characters;
+  if (field.schema.type === 'array' && !Array.isArray(value)) return { code: 'not_list', value };
+  if (field.schema.items?.type === 'integer' && Array.isArray(value)) return { code: 'not_pk', value: (value as unknown[]).find((item) => !Number.isInteger(item)) };
+  return { code: 'invalid_json', value };
+}
+
+function jsonTextProblem(value: unknown, depth = 1): Check {
+  if (typeof value === 'string') return characterProblem(value);
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth > MAX_JSON_DEPTH) return { code: 'json_depth', max: MAX_JSON_DEPTH };
+  for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const problem = (typeof key === 'string' ? characterProblem(key) : null) ?? jsonTextProblem(item, depth + 1);
+    if (problem) return problem;
+  }
+  return null;
+}
+
 function textProblem(field: StoredField, value: string): Check {
   if (value === '') return field.blank ? null : { code: 'blank' };
+  const characters = characterProblem(value);
+  if (characters) return characters;
   if (field.maxLength !== undefined) {
     const length = [...value].length;
     if (length > field.maxLength) return { code: 'max_length', max: field.maxLength, length };
@@ -86,7 +133,7 @@ function valueProblem(field: StoredField, value: unknown): Check {
     case 'bool':
       return typeof value === 'boolean' ? null : { code: 'not_boolean', value };
     case 'json':
-      return null;
+      return jsonProblem(field, value);
   }
 }
 

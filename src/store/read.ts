@@ -4,7 +4,7 @@
  * HTTP; the query layer hands it an order, a limit and an offset.
  */
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { filterKey, type FilterTerm, type FilterTree } from '../query/filters.js';
+import { filterKey, type FilterTerm, type FilterTree, type Hop } from '../query/filters.js';
 import { EDIT_ROLES, organisationsWithRole, storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.js';
 import { ENTITY_BY_TABLE } from '../resources/index.js';
 import { sortKey, sortKeyColumn } from '../text/sortkey.js';
@@ -43,8 +43,7 @@ const column = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
 
 /** The records of `resource` the caller may see, before ordering and paging. */
 async function visibleRecords(connection: Connection, resource: Resource, caller: Caller): Promise<Query> {
-  const { db, dialect } = connection;
-  let query: Query = db.selectFrom(`${resource.table} as t`);
+  const query: Query = connection.db.selectFrom(`${resource.table} as t`);
   const visibility = resource.visibility;
   if (caller.isAdmin) return query;
   switch (visibility.kind) {
@@ -56,25 +55,32 @@ async function visibleRecords(connection: Connection, resource: Resource, caller
     }
     case 'own-projects':
       return ownProjects(query, connection, caller);
-    case 'project': {
-      let alias = 't';
-      let entity = entityOf(resource.table);
-      visibility.path.forEach((foreignKey, hop) => {
-        const target = field(entity, foreignKey).references as string;
-        const next = `v${hop}`;
-        query = query.innerJoin(`${target} as ${next}`, (join) => join.onRef(column(next, 'id') as never, '=', column(alias, foreignKey) as never));
-        alias = next;
-        entity = entityOf(target);
-      });
-      return query.where((eb) => {
-        const open = eb.and([eb(column(alias, 'is_public'), '=', dialect.true), eb(column(alias, 'publishing_status'), '=', 'published')]);
-        // http.md: signed-in callers also see the projects their organisations take part in.
-        const organisations = [...caller.organisations.keys()];
-        if (organisations.length === 0) return open;
-        return eb.or([open, eb(column(alias, 'id'), 'in', partnerProjects(connection, organisations))]);
-      });
-    }
+    case 'project':
+      return throughVisibleProject(query, connection, caller, 't', entityOf(resource.table), visibility.path, 'v');
   }
+}
+
+/**
+ * `query` (over records of `entity` as `alias`) narrowed to those whose project, reached through
+ * the foreign keys of `path`, the caller may see (http.md, Roles and visibility). Joins are
+ * aliased `${prefix}0`, `${prefix}1`, … so that nested queries do not mix them up.
+ */
+function throughVisibleProject(query: Query, connection: Connection, caller: Caller, alias: string, entity: Entity, path: readonly string[], prefix: string): Query {
+  let at = alias;
+  path.forEach((foreignKey, hop) => {
+    const target = field(entity, foreignKey).references as string;
+    const next = `${prefix}${hop}`;
+    query = query.innerJoin(`${target} as ${next}`, (join) => join.onRef(column(next, 'id') as never, '=', column(at, foreignKey) as never));
+    at = next;
+    entity = entityOf(target);
+  });
+  return query.where((eb) => {
+    const open = eb.and([eb(column(at, 'is_public'), '=', connection.dialect.true), eb(column(at, 'publishing_status'), '=', 'published')]);
+    // http.md: signed-in callers also see the projects their organisations take part in.
+    const organisations = [...caller.organisations.keys()];
+    if (organisations.length === 0) return open;
+    return eb.or([open, eb(column(at, 'id'), 'in', partnerProjects(connection, organisations))]);
+  });
 }
 
 function partnerProjects(connection: Connection, organisations: readonly number[]) {
@@ -143,31 +149,46 @@ function condition(eb: ExpressionBuilder<Database, never>, dialect: Dialect, ali
   }
 }
 
+/**
+ * The ids of `hop.table` a term's next step may go to: those matching `inner`, and where the hop
+ * is masked only those the caller may see.
+ */
+function hopTargets(connection: Connection, caller: Caller, hop: Hop, depth: number, inner: (query: Query) => Query): Query {
+  let ids: Query = inner(connection.db.selectFrom(`${hop.table} as f`).select('f.id'));
+  if (hop.masked) {
+    const entity = entityOf(hop.table);
+    ids = throughVisibleProject(ids, connection, caller, 'f', entity, entity.projectPath ?? [], `m${depth}_`);
+  }
+  return ids;
+}
+
 /** A term on the record itself, or through its foreign keys as nested `IN (select id …)`. */
-function termExpression(eb: ExpressionBuilder<Database, never>, connection: Connection, term: FilterTerm): Expression<SqlBool> {
+function termExpression(eb: ExpressionBuilder<Database, never>, connection: Connection, caller: Caller, term: FilterTerm): Expression<SqlBool> {
   if (term.hops.length === 0) return condition(eb, connection.dialect, 't', term);
-  const last = term.hops[term.hops.length - 1].table;
-  let ids = connection.db.selectFrom(`${last} as f`).select('f.id').where((inner) => condition(inner as never, connection.dialect, 'f', term));
-  for (let index = term.hops.length - 2; index >= 0; index -= 1) {
-    ids = connection.db.selectFrom(`${term.hops[index].table} as f`).select('f.id').where(column('f', term.hops[index + 1].foreignKey), 'in', ids);
+  const last = term.hops.length - 1;
+  let ids = hopTargets(connection, caller, term.hops[last], last, (query) => query.where((inner) => condition(inner as never, connection.dialect, 'f', term)));
+  for (let index = last - 1; index >= 0; index -= 1) {
+    const within = ids;
+    ids = hopTargets(connection, caller, term.hops[index], index, (query) => query.where(column('f', term.hops[index + 1].foreignKey), 'in', within));
   }
   return eb(column('t', term.hops[0].foreignKey), 'in', ids);
 }
 
-function filterExpression(eb: ExpressionBuilder<Database, never>, connection: Connection, tree: FilterTree): Expression<SqlBool> {
+function filterExpression(eb: ExpressionBuilder<Database, never>, connection: Connection, caller: Caller, tree: FilterTree): Expression<SqlBool> {
+  const each = (item: FilterTree) => filterExpression(eb, connection, caller, item);
   switch (tree.kind) {
-    case 'term': return termExpression(eb, connection, tree);
+    case 'term': return termExpression(eb, connection, caller, tree);
     // Django's exclude() keeps records whose compared value is NULL: NOT of unknown is unknown in SQL.
-    case 'not': return sql<SqlBool>`not coalesce(${filterExpression(eb, connection, tree.item)}, 1 = 0)`;
-    case 'and': return tree.items.length ? eb.and(tree.items.map((item) => filterExpression(eb, connection, item))) : sql<SqlBool>`1 = 1`;
-    case 'or': return eb.or(tree.items.map((item) => filterExpression(eb, connection, item)));
+    case 'not': return sql<SqlBool>`not coalesce(${each(tree.item)}, 1 = 0)`;
+    case 'and': return tree.items.length ? eb.and(tree.items.map(each)) : sql<SqlBool>`1 = 1`;
+    case 'or': return eb.or(tree.items.map(each));
   }
 }
 
 /** The caller's visible records that match the filters. */
 async function matchingRecords(connection: Connection, resource: Resource, caller: Caller, filters?: FilterTree): Promise<Query> {
   const query = await visibleRecords(connection, resource, caller);
-  return filters ? query.where((eb) => filterExpression(eb as never, connection, filters)) : query;
+  return filters ? query.where((eb) => filterExpression(eb as never, connection, caller, filters)) : query;
 }
 
 function applyOrder(query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean, dialect: Dialect): Query {

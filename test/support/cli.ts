@@ -24,7 +24,10 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
 export interface RunningServer {
   base: string;
   output: () => string;
+  /** SIGTERM, and waits for the process to end. */
   stop(): Promise<void>;
+  /** SIGKILL: the process ends at once, whatever it is doing. */
+  kill(): Promise<void>;
 }
 
 /** `rsr-api serve` on a free port; resolves once it says where it listens. */
@@ -39,18 +42,18 @@ export function startCliServer(args: string[], env: Record<string, string>, time
       child.kill();
       reject(new Error(`serve did not start: ${output}`));
     }, timeoutMs);
-    const stop = () =>
+    const signal = (name: NodeJS.Signals) => () =>
       new Promise<void>((done) => {
-        if (child.exitCode !== null) return done();
+        if (child.exitCode !== null || child.signalCode !== null) return done();
         child.once('close', () => done());
-        child.kill('SIGTERM');
+        child.kill(name);
       });
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+?)\/rest\/v1\//.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve({ base: match[1].replace('localhost', '127.0.0.1'), output: () => output, stop });
+        resolve({ base: match[1].replace('localhost', '127.0.0.1'), output: () => output, stop: signal('SIGTERM'), kill: signal('SIGKILL') });
       }
     };
     child.stdout?.on('data', onData);
@@ -60,4 +63,21 @@ export function startCliServer(args: string[], env: Record<string, string>, time
       reject(new Error(`serve exited with ${code}: ${output}`));
     });
   });
+}
+
+/** A command started and left running, to be killed by the test: its output so far and its end. */
+export function spawnCli(args: string[], env: Record<string, string>): { output: () => string; kill(): Promise<number | null>; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return {
+    output: () => output,
+    exited,
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      return exited;
+    },
+  };
 }

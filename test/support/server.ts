@@ -4,6 +4,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,5 +150,39 @@ export function rawRequest(base: string, path: string, options: { method?: strin
     });
     outgoing.on('error', reject);
     outgoing.end(options.body);
+  });
+}
+
+/** Bytes written to the server as they are (no client library to tidy them up); its answer once it closes or after `waitMs`. */
+export function rawExchange(base: string, bytes: string | Buffer, waitMs = 2000): Promise<Answer> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head, ...rest] = text.split('\r\n\r\n');
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = new Headers();
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        if (colon > 0) headers.set(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      }
+      const body = rest.join('\r\n\r\n');
+      let parsed: unknown;
+      try {
+        parsed = body ? JSON.parse(body) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, text: body, body: parsed });
+    };
+    const timer = setTimeout(finish, waitMs);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', finish);
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? finish() : reject(error)));
+    socket.write(bytes);
   });
 }

@@ -1,0 +1,90 @@
+/**
+ * The XML and CSV writers on any text (http.md, Formats): whatever a record holds (line breaks
+ * of every kind, delimiters, quotes, control characters, lone surrogates, keys that are no XML
+ * names), the document a client receives parses with a real parser and gives the values back.
+ */
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
+import { SaxesParser } from 'saxes';
+import { csvStream, xmlStream } from '../src/http/renderers.js';
+import { hostileText, jsonValue } from './support/arbitraries.js';
+
+/** The bytes a client receives: the stream as UTF-8 (a lone surrogate arrives as U+FFFD). */
+async function received(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as string));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Elements as [path, text] pairs, read by a strict XML 1.0 parser that throws on anything malformed. */
+function readXml(document: string): [string, string][] {
+  const parser = new SaxesParser();
+  const open: string[] = [];
+  const leaves: [string, string][] = [];
+  let text = '';
+  parser.on('error', (error) => {
+    throw error;
+  });
+  parser.on('opentag', (tag) => {
+    open.push(tag.name);
+    text = '';
+  });
+  parser.on('text', (chunk) => (text += chunk));
+  parser.on('closetag', () => {
+    leaves.push([open.join('/'), text]);
+    open.pop();
+    text = '';
+  });
+  parser.write(document).close();
+  return leaves;
+}
+
+const XML_ALLOWED = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+describe('writers', () => {
+  test('CSV: every cell comes back from a real CSV parser, one row per record', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ a: hostileText(), b: hostileText(), n: fc.oneof(fc.integer(), fc.constant(null)) }), { minLength: 1, maxLength: 5 }), async (records) => {
+        const rows = parse(await received(csvStream(records)), { relax_column_count: false }) as string[][];
+        assert.deepEqual(rows[0], ['a', 'b', 'n']);
+        assert.equal(rows.length, records.length + 1);
+        records.forEach((record, index) => {
+          assert.deepEqual(rows[index + 1], [record.a.toWellFormed(), record.b.toWellFormed(), record.n === null ? '' : String(record.n)]);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('CSV: a lone LF, a lone CR, CRLF, commas and quotes stay inside their cell', async () => {
+    const records = [{ text: 'one\ntwo' }, { text: 'one\rtwo' }, { text: 'one\r\ntwo' }, { text: 'a, "quoted" b' }, { text: 'plain' }];
+    const body = await received(csvStream(records));
+    assert.equal(body, 'text\r\n"one\ntwo"\r\n"one\rtwo"\r\n"one\r\ntwo"\r\n"a, ""quoted"" b"\r\nplain\r\n');
+    assert.deepEqual(parse(body, { columns: true }), records);
+  });
+
+  test('XML: well-formed whatever the values and keys, with every value kept but what XML cannot hold', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ text: hostileText(), nested: jsonValue() }), { minLength: 1, maxLength: 4 }), async (records) => {
+        const leaves = readXml(await received(xmlStream({ count: records.length, results: records }, 'results')));
+        const texts = leaves.filter(([path]) => path === 'root/results/list-item/text').map(([, text]) => text);
+        // XML 1.0 readers receive every line end (CRLF, CR) as LF.
+        assert.deepEqual(texts, records.map((record) => record.text.toWellFormed().replace(XML_ALLOWED, '\uFFFD').replace(/\r\n?/g, '\n')));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('XML: keys that are no element names are encoded, never read as markup', async () => {
+    const body = await received(xmlStream({ options: { '<x>': 'y', '#text': 1, '?pi': 2, '@_attr': 3, '1st': 4, '': 5, 'plain-key': 6 } }, null));
+    assert.equal(
+      body,
+      '<?xml version="1.0" encoding="utf-8"?><root><options><_x003C_x_x003E_>y</_x003C_x_x003E_><_x0023_text>1</_x0023_text><_x003F_pi>2</_x003F_pi>'
+        + '<_x0040__attr>3</_x0040__attr><_x0031_st>4</_x0031_st><_>5</_><plain-key>6</plain-key></options></root>',
+    );
+    assert.deepEqual(readXml(body).map(([path]) => path.split('/').at(-1)), ['_x003C_x_x003E_', '_x0023_text', '_x003F_pi', '_x0040__attr', '_x0031_st', '_', 'plain-key', 'options', 'root']);
+  });
+});
