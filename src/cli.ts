@@ -221,6 +221,8 @@ run(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ImportError || error instanceof UsageError || error instanceof UserError || argumentError) {
     say(`rsr-api: ${error.message}`);
     if (error instanceof UsageError) say(USAGE);
+  } else if (isDatabaseUnavailable(error)) {
+    say(`rsr-api: the database is unavailable (${(error as Error).message})`);
   } else {
     say(`rsr-api: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }

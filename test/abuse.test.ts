@@ -102,6 +102,12 @@ for (const store of testStores()) {
           assert.equal(answer.status, 400, caption);
           assert.deepEqual(answer.body, { caption: [message] }, caption);
         }
+        // Unique fields are looked up before writing: a value already refused must not reach the database.
+        for (const [path, body] of [['/rest/v1/keyword/', 'label=%00'], ['/rest/v1/organisation/', 'name=a%00&long_name=%F0%9F%98%80%00']]) {
+          const unique = await write(body, 'application/x-www-form-urlencoded', 'POST', path);
+          assert.equal(unique.status, 400, `${path} ${body}: ${unique.text}`);
+          assert.deepEqual(Object.values(unique.body)[0], ['Null characters are not allowed.']);
+        }
         const form = await write('project=1&url=https%3A%2F%2Fexample.org%2F&caption=a%00b', 'application/x-www-form-urlencoded');
         assert.deepEqual(form.body, { caption: ['Null characters are not allowed.'] });
         const keys = await write('{"project": 1, "name": "Keys", "section": 1, "order": 0, "dropdown_options": {"a\\u0000": 1}}', 'application/json', 'POST', '/rest/v1/project_custom_field/');

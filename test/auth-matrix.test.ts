@@ -9,6 +9,9 @@ import { before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { projectPathOf, storedFields, type Resource } from '../src/resources/define.js';
 import { RESOURCE_BY_NAME } from '../src/resources/index.js';
+import comments from '../src/resources/indicator_period_data_comment.js';
+import { insertRecord } from '../src/store/columns.js';
+import { changeData } from '../src/store/data-version.js';
 import { createToken } from '../src/store/users.js';
 import { MATRIX_PROJECTS, MATRIX_USERS, matrixDataset } from './support/datasets.js';
 import { request, testStores, useServer, type Answer } from './support/server.js';
@@ -43,6 +46,9 @@ const OTHER_IDS: Record<string, Record<string, number>> = {
 
 const recordId = (resource: string, record: string): number =>
   OTHER_IDS[resource]?.[record] ?? MATRIX_PROJECTS[record as keyof typeof MATRIX_PROJECTS] ?? assert.fail(`no record '${record}' of ${resource}`);
+
+/** `public-partner (own)`: the project's record written by the caller themself (results comments). */
+const OWN = ' (own)';
 
 type Json = Record<string, unknown>;
 
@@ -117,18 +123,28 @@ for (const store of testStores()) {
       return String((await call(role, 'DELETE', detail)).status);
     }
 
+    /** A comment on the project's update, written by `role` (anonymous callers get the administrator's). */
+    async function commentBy(role: string, project: number): Promise<number> {
+      const author = MATRIX_USERS.findIndex((user) => user.role === (role === 'anonymous' ? 'administrator' : role)) + 1;
+      const stamp = '2024-06-01T10:00:00.000000Z';
+      const record = { data: project, user: author, comment: `By ${role}`, created_at: stamp, last_modified_at: stamp };
+      return changeData(server.connection, (trx) => insertRecord(server.connection, trx, comments, record));
+    }
+
     for (const row of rows) {
       for (const name of row.resources) {
         test(`${name} ${row.record} ${row.method}`, async () => {
           const resource = RESOURCE_BY_NAME.get(name) ?? assert.fail(`unknown resource ${name}`);
-          const id = recordId(name, row.record);
-          const project = MATRIX_PROJECTS[row.record as keyof typeof MATRIX_PROJECTS];
+          const own = row.record.endsWith(OWN);
+          const base = own ? row.record.slice(0, -OWN.length) : row.record;
+          const id = recordId(name, base);
+          const project = MATRIX_PROJECTS[base as keyof typeof MATRIX_PROJECTS];
           const seen: string[] = [];
           for (const role of roles) {
             const expected = row.expected.get(role);
-            let target = id;
+            let target = own ? await commentBy(role, project) : id;
             // A deletion that should succeed removes a copy, so that the record stays for the other cells.
-            if (row.method === 'DELETE' && expected === '204') {
+            if (row.method === 'DELETE' && expected === '204' && !own) {
               target = (await asAdmin('POST', `/rest/v1/${name}/`, copyOf(resource, await asAdmin('GET', `/rest/v1/${name}/${id}/`), (serial += 1)), 201)).id as number;
             }
             seen.push(`${role}: ${await outcome(role, resource, row.method, target, project)}`);

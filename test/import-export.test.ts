@@ -128,6 +128,29 @@ for (const store of testStores()) {
       assert.equal((await tableCounts(connection)).link, 3);
     });
 
+    test("a dataset's own version of a built-in report definition is no clash; one changed in the database is", async () => {
+      const fresh = await store.create();
+      const database = connect(fresh.url);
+      try {
+        await migrate(database);
+        const dir = brokenFixture('reports', (records) => records.map((report) => (report.id === 1 ? { ...report, title: 'Results, as the dataset has them' } : report)));
+        await importRecords(database, readDataset(dir));
+        const stored = await database.db.selectFrom('report').select(['id', 'title']).orderBy('id').execute();
+        assert.equal(stored.length, 9);
+        assert.deepEqual(stored[0], { id: 1, title: 'Results, as the dataset has them' });
+        // Report 1 is no longer the built-in one: a different version of it is a clash.
+        const again = scratch();
+        const reports = JSON.parse(readFileSync(join(FIXTURE, 'reports.json'), 'utf8')) as Row[];
+        writeFileSync(join(again, 'reports.json'), JSON.stringify(reports.filter((report) => report.id === 1).map((report) => ({ ...report, title: 'Another title' }))));
+        await assert.rejects(importRecords(database, readDataset(again)), {
+          message: 'reports.json[0] (id 1): id is already used, by a different report in the database (import with --replace to replace it)',
+        });
+      } finally {
+        await disconnect(database);
+        await fresh.drop();
+      }
+    });
+
     test('timestamps in any offset are stored as the same instant', async () => {
       const dir = scratch();
       cpSync(FIXTURE, dir, { recursive: true });

@@ -42,6 +42,9 @@ function readXml(document: string): [string, string][] {
   return leaves;
 }
 
+/** What a spreadsheet shows of a text cell: formulas are neutralised with a leading quote (OWASP). */
+const cell = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).toWellFormed();
+
 const XML_ALLOWED = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 describe('writers', () => {
@@ -52,7 +55,7 @@ describe('writers', () => {
         assert.deepEqual(rows[0], ['a', 'b', 'n']);
         assert.equal(rows.length, records.length + 1);
         records.forEach((record, index) => {
-          assert.deepEqual(rows[index + 1], [record.a.toWellFormed(), record.b.toWellFormed(), record.n === null ? '' : String(record.n)]);
+          assert.deepEqual(rows[index + 1], [cell(record.a), cell(record.b), record.n === null ? '' : String(record.n)]);
         });
       }),
       { numRuns: 300 },
@@ -64,6 +67,13 @@ describe('writers', () => {
     const body = await received(csvStream(records));
     assert.equal(body, 'text\r\n"one\ntwo"\r\n"one\rtwo"\r\n"one\r\ntwo"\r\n"a, ""quoted"" b"\r\nplain\r\n');
     assert.deepEqual(parse(body, { columns: true }), records);
+  });
+
+  test('CSV: cells a spreadsheet would run as formulas start with a quote; numbers stay numbers', async () => {
+    const records = [{ text: '=HYPERLINK("http://x","y")', n: -5 }, { text: '+1', n: 1 }, { text: '-2+3', n: 0 }, { text: '@SUM(A1)', n: 2 }, { text: '\t=1', n: 3 }, { text: 'a=b', n: 4 }];
+    const rows = parse(await received(csvStream(records)), { columns: true }) as Record<string, string>[];
+    assert.deepEqual(rows.map((row) => row.text), ["'=HYPERLINK(\"http://x\",\"y\")", "'+1", "'-2+3", "'@SUM(A1)", "'\t=1", 'a=b']);
+    assert.deepEqual(rows.map((row) => row.n), ['-5', '1', '0', '2', '3', '4']);
   });
 
   test('XML: well-formed whatever the values and keys, with every value kept but what XML cannot hold', async () => {

@@ -30,7 +30,7 @@ function mayCreate(resource: Resource, caller: Caller): boolean {
   if (resource.readOnly) return false;
   if (caller.isAdmin) return true;
   const writers = writersOf(resource);
-  return writers.kind === 'partners' && organisationsWithRole(caller, writers.roles).length > 0;
+  return (writers.kind === 'partners' || writers.kind === 'authors') && organisationsWithRole(caller, writers.roles).length > 0;
 }
 
 export function metadata(resource: Resource, suffix: 'List' | 'Instance', caller: Caller): Record<string, unknown> {

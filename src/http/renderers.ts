@@ -70,6 +70,13 @@ function flatten(value: Json, prefix: string, into: Map<string, unknown>): Map<s
   return into;
 }
 
+/**
+ * A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, or a tab or CR first) starts
+ * with `'` instead, as OWASP's CSV-injection advice has it; numbers are not text and stay as they are.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const neutraliseFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
+
 /** One row per record; the header is the sorted union of the flattened column names; CRLF. */
 export function csvStream(records: readonly Json[]): Readable {
   const rows = records.map((record) => flatten(record, '', new Map()));
@@ -80,7 +87,7 @@ export function csvStream(records: readonly Json[]): Readable {
     record_delimiter: 'windows',
     // A lone LF or CR ends a row for every reader: such a cell is quoted like one with a comma.
     quoted_match: /[\r\n]/,
-    cast: { boolean: (value) => (value ? 'True' : 'False') },
+    cast: { boolean: (value) => (value ? 'True' : 'False'), string: neutraliseFormula },
   });
   return Readable.from(rows.map((row) => Object.fromEntries(columns.map((column) => [column, row.get(column) ?? null])))).pipe(csv);
 }

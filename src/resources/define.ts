@@ -136,6 +136,11 @@ export interface Lookup {
 export type Writers =
   /** Callers with one of `roles` at an organisation that is a partner of the record's project. */
   | { kind: 'partners'; roles: ReadonlySet<string> }
+  /**
+   * Records with an author (`serviceFields.author`): partners with `roles` create them; only the
+   * author changes their text; the author or partners with `moderators` roles delete them.
+   */
+  | { kind: 'authors'; roles: ReadonlySet<string>; moderators: ReadonlySet<string> }
   /** Edit roles of the organisation itself may change it; administrators create and delete. */
   | { kind: 'organisation' }
   | { kind: 'admins' };

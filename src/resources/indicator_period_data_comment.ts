@@ -62,7 +62,8 @@ const indicatorPeriodDataComment = resource({
   title: 'Indicator Period Data Comment',
   defaultOrder: [desc('id')],
   visibility: ownedByProject('data', 'period', 'indicator', 'result', 'project'),
-  writers: { kind: 'partners', roles: new Set([...EDIT_ROLES, 'Enumerators']) },
+  // Edit roles may remove anyone's comment, but words stay their author's (issue: comments written by someone else).
+  writers: { kind: 'authors', roles: new Set([...EDIT_ROLES, 'Enumerators']), moderators: EDIT_ROLES },
   serviceFields: { created: 'created_at', modified: 'last_modified_at', author: 'user' },
   fields: {
     id: id(),

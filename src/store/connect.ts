@@ -34,6 +34,8 @@ export async function disconnect(connection: Connection): Promise<void> {
 
 export interface ConnectOptions {
   poolSize?: number;
+  /** PostgreSQL: how long a query may go unanswered before it fails (answered as 503). */
+  queryTimeoutMs?: number;
 }
 
 export function connect(url: string, options: ConnectOptions = {}): Connection {
@@ -99,7 +101,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
     max: options.poolSize ?? 10,
     // Fail fast rather than queue forever when the server is gone (answered as 503).
     connectionTimeoutMillis: 3000,
-    query_timeout: 30_000,
+    query_timeout: options.queryTimeoutMs ?? 30_000,
   });
   // An idle connection the server dropped (restart, pg_terminate_backend) is discarded by the
   // pool; without a listener its error would end the process.
@@ -122,6 +124,10 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
   '57P01', '57P02', '57P03', // admin_shutdown, crash_shutdown, cannot_connect_now
+  '3D000', // invalid_catalog_name: the database does not exist (renamed, dropped, not yet made)
+  '55000', // object_not_in_prerequisite_state: "database … is not currently accepting connections"
+  '53300', // too_many_connections
+  '57014', // query_canceled: the server gave up on a query (statement timeout, cancelled)
   'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR',
 ]);
 
@@ -131,5 +137,5 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
   if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/.test(error.message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Query read timeout/.test(error.message);
 }

@@ -6,10 +6,11 @@
 import { sql, type Transaction } from 'kysely';
 import { storedFields, type Entity, type NestedCollection, type Row } from '../resources/define.js';
 import { DATASET_FILES, TABLES } from '../resources/index.js';
-import reports from '../resources/reports.js';
+import reports, { SEED_REPORTS } from '../resources/reports.js';
 import { importText } from '../resources/messages.js';
 import { checkRecord, cleanRecord } from '../resources/validate.js';
 import { changeData } from './data-version.js';
+import { syncAllGeneratedIds } from './migrations.js';
 import type { Connection, Database } from './connect.js';
 import { IdSet } from './idset.js';
 import { fromColumns } from './read.js';
@@ -17,6 +18,9 @@ import { createSecondaryIndexes, dropSecondaryIndexes } from './indexes.js';
 import { batchSize, insertRows } from './columns.js';
 
 export class ImportError extends Error {}
+
+/** The stored form of each built-in report definition, as `remember` reads stored reports. */
+const BUILT_IN_REPORTS = new Map(SEED_REPORTS.map((report) => [report.id, JSON.stringify(cleanRecord(reports, report).record)]));
 
 export interface DatasetSource {
   /** Dataset file name without `.json` (budget_item, project, …). */
@@ -41,6 +45,8 @@ class Bookkeeping {
   readonly unique = new Map<string, Map<string, number>>();
   /** Stored columns of records already in the database (reports), to accept identical ones. */
   readonly existing = new Map<number, string>();
+  /** Built-in report definitions, untouched since the database was made, that the dataset's own replace. */
+  readonly replacedBuiltIns: number[] = [];
 
   idsOf(table: string): IdSet {
     return this.ids.get(table) as IdSet;
@@ -96,9 +102,10 @@ export async function importRecords(connection: Connection, sources: readonly Da
       if (empty) for (const table of tables) await dropSecondaryIndexes(trx, connection.dialect, table);
       counts.set(file, await importFile(trx, connection, entity, source, books, options));
       if (empty) for (const table of tables) await createSecondaryIndexes(trx, connection.dialect, table);
-      for (const table of tables) await connection.dialect.syncGeneratedIds(trx, table.table);
     }
   }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));
+  // Only once the data is committed: a sequence moved inside a failed import stays moved.
+  await syncAllGeneratedIds(connection);
   if (connection.dialect.analyzeAfterLoad) await sql`analyze`.execute(connection.db);
   return counts;
 }
@@ -124,11 +131,14 @@ async function importFile(
     const { record, problems } = cleanRecord(entity, raw);
     problems.push(...(problems.length ? [] : checkRecord(entity, { ...raw, ...record })));
     if (problems.length) fail(`${problems[0].field} ${importText(problems[0])}`, id);
-    if (entity === reports && books.existing.has(record.id)) {
+    const builtIn = entity === reports && books.existing.has(record.id) && books.existing.get(record.id) === BUILT_IN_REPORTS.get(record.id);
+    if (entity === reports && books.existing.has(record.id) && !builtIn) {
       if (books.existing.get(record.id) === JSON.stringify(record)) return null;
       fail('id is already used, by a different report in the database (import with --replace to replace it)', id);
     }
-    if (!books.idsOf(entity.table).add(record.id)) {
+    // Every new database holds the built-in definitions: a dataset's own version of one is no clash.
+    if (builtIn) books.replacedBuiltIns.push(record.id);
+    else if (!books.idsOf(entity.table).add(record.id)) {
       fail('id is already used, by an earlier record or in the database (import with --replace to replace its data)', id);
     }
     for (const [nested, rows] of children) rows.push(...nestedRecords(entity, nested, raw, books, fail));
@@ -144,6 +154,7 @@ async function importFile(
   };
 
   const flush = async () => {
+    if (books.replacedBuiltIns.length) await trx.deleteFrom(reports.table).where('id', 'in', books.replacedBuiltIns.splice(0)).execute();
     await insertRows(connection, trx, entity, batch);
     batch.length = 0;
     for (const [nested, rows] of children) {

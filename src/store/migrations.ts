@@ -50,7 +50,6 @@ const MIGRATIONS: Migration[] = [
     async up(db, connection) {
       await createTables(db, connection, TABLES.map((table) => table.table).filter((table) => table !== 'api_token'));
       await insertRows(connection, db, reports, SEED_REPORTS);
-      await connection.dialect.syncGeneratedIds(db, reports.table);
     },
   },
   {
@@ -75,6 +74,12 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
+/** Every table's next generated id above its largest id (see Dialect.syncGeneratedIds). */
+export async function syncAllGeneratedIds(connection: Connection): Promise<void> {
+  for (const entity of TABLES) await connection.dialect.syncGeneratedIds(connection.db, entity.table);
+}
+
+/** Creates or upgrades the schema, and puts id generation above every stored id. */
 export async function migrate(connection: Connection): Promise<number[]> {
   const { db } = connection;
   await db.schema
@@ -93,6 +98,7 @@ export async function migrate(connection: Connection): Promise<number[]> {
     });
     applied.push(migration.version);
   }
+  await syncAllGeneratedIds(connection);
   return applied;
 }
 

@@ -78,11 +78,11 @@ async function referenceProblems(connection: Connection, db: Kysely<Database>, e
   return problems;
 }
 
-async function uniqueProblems(db: Kysely<Database>, entity: Entity, record: Row, id: number | null): Promise<Problem[]> {
+async function uniqueProblems(db: Kysely<Database>, entity: Entity, record: Row, id: number | null, skip: ReadonlySet<string>): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const [name, field] of storedFields(entity)) {
     const value = record[name];
-    if (!field.unique || typeof value !== 'string' || value === '') continue;
+    if (!field.unique || typeof value !== 'string' || value === '' || skip.has(name)) continue;
     // Case is folded as JavaScript folds it, the same on both stores (SQLite's lower() folds
     // ASCII only): the candidates share the D7 key, which any case-insensitive match does.
     const caseless = field.unique === 'ci';
@@ -94,20 +94,35 @@ async function uniqueProblems(db: Kysely<Database>, entity: Entity, record: Row,
   return problems;
 }
 
-/** May the caller write this record (before and after the change)? */
-async function mayWrite(db: Kysely<Database>, resource: Resource, caller: Caller, kind: WriteKind | 'delete', records: Row[]): Promise<boolean> {
+/** Whether the caller holds one of `roles` at a partner organisation of the record's project. */
+async function partnerWith(db: Kysely<Database>, resource: Resource, caller: Caller, roles: ReadonlySet<string>, record: Row): Promise<boolean> {
+  const project = await projectOf(db, resource, record);
+  return project !== null && isPartner(db, project, organisationsWithRole(caller, roles));
+}
+
+/**
+ * May the caller make this write? `existing` is the record before it (null for a create),
+ * `record` the record after it (the existing one for a delete).
+ */
+async function mayWrite(db: Kysely<Database>, resource: Resource, caller: Caller, kind: WriteKind | 'delete', existing: Row | null, record: Row): Promise<boolean> {
   if (caller.isAdmin) return true;
   const writers = writersOf(resource);
-  if (writers.kind === 'admins') return false;
-  if (writers.kind === 'organisation') {
-    return kind !== 'create' && kind !== 'delete' && records.every((record) => organisationsWithRole(caller, EDIT_ROLES).includes(record.id));
+  switch (writers.kind) {
+    case 'admins':
+      return false;
+    case 'organisation':
+      return (kind === 'replace' || kind === 'patch') && organisationsWithRole(caller, EDIT_ROLES).includes(record.id);
+    case 'partners':
+      return (existing === null || (await partnerWith(db, resource, caller, writers.roles, existing))) && partnerWith(db, resource, caller, writers.roles, record);
+    case 'authors': {
+      const own = existing !== null && caller.userId !== null && existing[resource.serviceFields?.author ?? ''] === caller.userId;
+      if (kind === 'create') return partnerWith(db, resource, caller, writers.roles, record);
+      if (kind === 'delete') return own || partnerWith(db, resource, caller, writers.moderators, record);
+      // The author rewrites their own text; moved elsewhere, it must go where they may write.
+      const moved = existing !== null && (await projectOf(db, resource, existing)) !== (await projectOf(db, resource, record));
+      return own && (!moved || partnerWith(db, resource, caller, writers.roles, record));
+    }
   }
-  const organisations = organisationsWithRole(caller, writers.roles);
-  for (const record of records) {
-    const project = await projectOf(db, resource, record);
-    if (project === null || !(await isPartner(db, project, organisations))) return false;
-  }
-  return true;
 }
 
 /** The nested collections of a stored record, as a written record would hold them (for checks). */
@@ -122,6 +137,17 @@ async function nestedOf(connection: Connection, db: Kysely<Database>, entity: En
 
 /** Creates (id null) or changes a record; its id. Refusals throw WriteRefused. */
 export async function saveRecord(connection: Connection, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
+  try {
+    return await writeRecord(connection, resource, caller, kind, id, input);
+  } catch (error) {
+    // A sequence left behind its table (by a tool outside the service) is moved on, and the write made again.
+    if (!connection.dialect.isIdClash(error, resource.table)) throw error;
+    await connection.dialect.syncGeneratedIds(connection.db, resource.table);
+    return writeRecord(connection, resource, caller, kind, id, input);
+  }
+}
+
+async function writeRecord(connection: Connection, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
   return changeData(connection, async (trx) => {
     const scoped: Connection = { ...connection, db: trx };
     const existing = id === null ? null : await oneRecord(scoped, resource, caller, id);
@@ -137,11 +163,12 @@ export async function saveRecord(connection: Connection, resource: Resource, cal
     if (service.modified) record[service.modified] = stamp;
     if (service.author && !existing) record[service.author] = caller.userId;
     if (problems.length === 0) problems.push(...checkRecord(resource, { ...record, ...(await nestedOf(connection, trx, resource, id)) }));
+    // A value already refused is not looked up: it may be one the database cannot even compare.
     const skip = new Set([...(service.author ? [service.author] : []), ...problems.map((problem) => problem.field)]);
     problems.push(...(await referenceProblems(connection, trx, resource, caller, record, skip)));
-    problems.push(...(await uniqueProblems(trx, resource, record, id)));
+    problems.push(...(await uniqueProblems(trx, resource, record, id, skip)));
     if (problems.length) throw new WriteRefused('invalid', problems);
-    if (!(await mayWrite(trx, resource, caller, kind, existing ? [existing, record] : [record]))) throw new WriteRefused('forbidden');
+    if (!(await mayWrite(trx, resource, caller, kind, existing, record))) throw new WriteRefused('forbidden');
     if (existing && id !== null) {
       await updateRecord(connection, trx, resource, id, record);
       return id;
@@ -155,7 +182,7 @@ export async function deleteRecord(connection: Connection, resource: Resource, c
     const scoped: Connection = { ...connection, db: trx };
     const existing = await oneRecord(scoped, resource, caller, id);
     if (!existing) throw new WriteRefused('not_found');
-    if (!(await mayWrite(trx, resource, caller, 'delete', [existing]))) throw new WriteRefused('forbidden');
+    if (!(await mayWrite(trx, resource, caller, 'delete', existing, existing))) throw new WriteRefused('forbidden');
     for (const collection of resource.nested ?? []) await trx.deleteFrom(collection.entity.table).where(collection.parent, '=', id).execute();
     await detachReferences(trx, resource.table, id);
     await trx.deleteFrom(resource.table).where('id', '=', id).execute();
