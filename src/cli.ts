@@ -17,7 +17,9 @@ import { createToken, createUser, revokeTokens, UserError, type NewUser } from '
 const USAGE = `usage: rsr-api <command>
   serve [--demo]                 start the API on PORT (default 8000); --demo fills an empty database with demo data
   migrate                        create or upgrade the schema of DATABASE_URL
-  import DIR [--replace]         import a dataset directory (all or nothing)
+  import DIR [--replace [--keep-users]]
+                                 import a dataset directory (all or nothing); --replace removes every record
+                                 first, users and API keys too unless --keep-users
   export DIR                     write the database as a dataset directory
   demo [DIR] [--scale X] [--seed N] [--load] [--replace]
                                  generate the demo dataset into DIR (default ./data/demo), or with --load into the database
@@ -100,7 +102,7 @@ async function serve(config: Config, withDemo: boolean): Promise<void> {
   } catch (error) {
     if (!isDatabaseUnavailable(error)) throw error;
   }
-  const app = buildApp({ connection, schemaReady, timeZone: config.timeZone, trustProxy: config.trustProxy });
+  const app = buildApp({ connection, schemaReady, timeZone: config.timeZone, trustProxy: config.trustProxy, allowedHosts: config.allowedHosts });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -127,7 +129,7 @@ async function run(argv: string[]): Promise<void> {
     args: argv,
     allowPositionals: true,
     options: {
-      demo: { type: 'boolean' }, replace: { type: 'boolean' }, load: { type: 'boolean' },
+      demo: { type: 'boolean' }, replace: { type: 'boolean' }, 'keep-users': { type: 'boolean' }, load: { type: 'boolean' },
       scale: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       email: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' },
       org: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' },
@@ -148,7 +150,8 @@ async function run(argv: string[]): Promise<void> {
         return;
       case 'import': {
         if (!dir) throw new UsageError('import needs a dataset directory');
-        const counts = await importRecords(connection, readDataset(dir), { replace: values.replace, progress });
+        if (values['keep-users'] && !values.replace) throw new UsageError('--keep-users goes with --replace');
+        const counts = await importRecords(connection, readDataset(dir), { replace: values.replace, keepUsers: values['keep-users'], progress });
         say(`Imported ${dir}: ${summary(counts)}`);
         return;
       }

@@ -6,6 +6,8 @@ export interface Config {
   databasePoolSize: number;
   timeZone: string;
   trustProxy: boolean;
+  /** Host names requests may address (links are built from them); null: any. */
+  allowedHosts: string[] | null;
 }
 
 function integer(name: string, fallback: number): number {
@@ -25,6 +27,12 @@ function validTimeZone(zone: string): string {
   }
 }
 
+/** `ALLOWED_HOSTS`: host names separated by commas, `.example.org` for it and its subdomains; `*` or unset for any. */
+function allowedHosts(raw: string | undefined): string[] | null {
+  const hosts = (raw ?? '').split(',').map((host) => host.trim().toLowerCase()).filter(Boolean);
+  return hosts.length === 0 || hosts.includes('*') ? null : hosts;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: integer('PORT', 8000),
@@ -33,5 +41,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10),
     timeZone: validTimeZone(env.TIME_ZONE || 'Europe/Stockholm'),
     trustProxy: ['1', 'true', 'yes'].includes((env.TRUST_PROXY ?? '').toLowerCase()),
+    allowedHosts: allowedHosts(env.ALLOWED_HOSTS),
   };
 }

@@ -1,6 +1,7 @@
 /** Headers, methods, redirects, formats and errors as http.md states them. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { buildApp } from '../src/http/app.js';
 import { rawRequest, request, testStores, useServer } from './support/server.js';
 
 const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
@@ -240,6 +241,29 @@ for (const store of testStores()) {
         assert.equal(answer.status, 404, path);
         assert.equal(answer.text, '{"detail":"Not found."}');
         assert.equal(answer.headers.get('vary'), 'Accept');
+        assert.equal(answer.headers.get('content-type'), 'application/json');
+      }
+    });
+
+    test('ALLOWED_HOSTS: links are built only for hosts the operator names; any other Host is 400', async () => {
+      const app = buildApp({ connection: server.connection, timeZone: 'Europe/Stockholm', allowedHosts: ['api.example.org', '.example.net'] });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      try {
+        for (const host of ['api.example.org', 'API.example.org:8443', 'example.net', 'data.example.net']) {
+          const answer = await rawRequest(base, '/rest/v1/keyword/?limit=1', { headers: { host } });
+          assert.equal(answer.status, 200, host);
+          assert.equal(answer.body.next, `http://${host}/rest/v1/keyword/?limit=1&page=2`);
+        }
+        for (const host of ['evil.example', 'api.example.org.evil.example', 'notexample.net', '127.0.0.1']) {
+          for (let attempt = 0; attempt < 2; attempt += 1) {
+            const answer = await rawRequest(base, '/rest/v1/keyword/?limit=1', { headers: { host } });
+            assert.equal(answer.status, 400, host);
+            assert.equal(answer.text, '{"detail":"Invalid host header."}');
+          }
+        }
+      } finally {
+        await app.close();
       }
     });
 

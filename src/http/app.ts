@@ -7,7 +7,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import { RESOURCES } from '../resources/index.js';
 import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
 import { registerAuthentication } from './auth.js';
-import { ApiError, clientError, databaseUnavailable, notFound, unsupportedMediaType } from './errors.js';
+import { ApiError, clientError, databaseUnavailable, invalidHost, notFound, unsupportedMediaType } from './errors.js';
 import { COMPRESS_THRESHOLD, ENCODINGS, ResponseCache } from './response-cache.js';
 import { registerResource, takesTrailingSlash } from './routes.js';
 import { origin, redirectWithSlash, splitUrl } from './url.js';
@@ -18,6 +18,8 @@ export interface AppOptions {
   schemaReady?: () => Promise<void>;
   timeZone: string;
   trustProxy?: boolean;
+  /** Django's ALLOWED_HOSTS: `next`/`previous` links are built from the Host a request names, so only these may be named. */
+  allowedHosts?: string[] | null;
   logger?: boolean;
 }
 
@@ -38,6 +40,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     clientErrorHandler: answerClientError,
   });
+
+  const allowed = options.allowedHosts;
+  if (allowed) {
+    // First of all hooks: a cached answer's links are as much the Host's as a fresh one's.
+    app.addHook('onRequest', (request, reply, done) => done(hostAllowed(request.host, allowed) ? undefined : invalidHost()));
+  }
 
   // http.md: every response carries Vary: Accept; JSON is application/json without a charset.
   // Hooks every answer passes take callbacks: an async hook costs a promise per request.
@@ -117,6 +125,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     socket.write(`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`);
   }
   socket.destroy(error);
+}
+
+/** Django's host validation: an exact name, or `.example.org` for it and every subdomain; the port does not count. */
+function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  const name = host.toLowerCase().replace(/:\d+$/, '');
+  return allowed.some((pattern) => (pattern.startsWith('.') ? name === pattern.slice(1) || name.endsWith(pattern) : name === pattern));
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

@@ -17,6 +17,7 @@ export const notAuthenticated = () => new ApiError(403, { detail: 'Authenticatio
 export const permissionDenied = () => new ApiError(403, { detail: 'You do not have permission to perform this action.' });
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
 export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' });
+export const invalidHost = () => new ApiError(400, { detail: 'Invalid host header.' }, false);
 
 /**
  * Requests Node's HTTP parser refuses before any route sees them: too slow, headers (or URL)

@@ -45,7 +45,8 @@ export function connect(url: string, options: ConnectOptions = {}): Connection {
   const database = new SQLite(path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
+  // Never wait for a lock inside a call: it would stop the event loop (changeData waits between attempts).
+  database.pragma('busy_timeout = 0');
   database.pragma('cache_size = -32768'); // 32 MiB of pages; the OS file cache holds the rest
   // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
   database.pragma('case_sensitive_like = ON');
@@ -128,6 +129,7 @@ const UNAVAILABLE_CODES = new Set([
   '55000', // object_not_in_prerequisite_state: "database … is not currently accepting connections"
   '53300', // too_many_connections
   '57014', // query_canceled: the server gave up on a query (statement timeout, cancelled)
+  '55P03', // lock_not_available: another writer (an import) holds the data longer than a write waits
   'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR',
 ]);
 

@@ -12,23 +12,47 @@ import type { Caller, Resource } from '../resources/define.js';
 import { runShaped } from './compiled.js';
 import { preparedStatement, type Connection, type Database } from './connect.js';
 
+export interface ChangeOptions {
+  /**
+   * How long to wait for another writer (an import holds the data for its whole run) before
+   * giving up with "database unavailable" (503): API writes wait a little, imports as long as it takes.
+   */
+  lockWaitMs?: number;
+}
+
+const API_LOCK_WAIT_MS = 2000;
+
 /**
  * Every change of data runs through here: in one transaction with the move of the version (and,
  * on PostgreSQL, a notification that other instances hear at commit). Afterwards this instance
  * reads the version again, so that its next answer already shows the change.
+ *
+ * The version is written first, so it is where writers wait for each other. SQLite never waits
+ * inside a call (that would hold the event loop, and every reader with it): a busy database is
+ * tried again after a pause, until the wait is over.
  */
-export async function changeData<T>(connection: Connection, change: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-  try {
-    return await connection.db.transaction().execute(async (trx) => {
-      await trx.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
-      await connection.dialect.announceChange(trx);
-      const result = await change(trx);
-      // Until COMMIT, SQLite readers wait (inTransaction); from COMMIT on, none finds the old memo.
+export async function changeData<T>(connection: Connection, change: (trx: Transaction<Database>) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+  const wait = options.lockWaitMs ?? API_LOCK_WAIT_MS;
+  const deadline = Date.now() + wait;
+  for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+    let holdsLock = false;
+    try {
+      return await connection.db.transaction().execute(async (trx) => {
+        await connection.dialect.limitLockWait(trx, wait);
+        await trx.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
+        holdsLock = true;
+        await connection.dialect.announceChange(trx);
+        const result = await change(trx);
+        // Until COMMIT, SQLite readers wait (inTransaction); from COMMIT on, none finds the old memo.
+        forgetVersion(connection);
+        return result;
+      });
+    } catch (error) {
+      if (holdsLock || !connection.dialect.isBusy(error) || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    } finally {
       forgetVersion(connection);
-      return result;
-    });
-  } finally {
-    forgetVersion(connection);
+    }
   }
 }
 

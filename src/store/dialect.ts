@@ -48,6 +48,10 @@ export interface Dialect {
   orderIndexes(column: string, nullable: boolean): Record<string, RawBuilder<unknown>[]>;
   /** Inside a writing transaction: lets other instances know at commit (PostgreSQL's NOTIFY). */
   announceChange(db: Kysely<Database>): Promise<void>;
+  /** Inside a writing transaction: how long its statements may wait for another writer's locks. */
+  limitLockWait(db: Kysely<Database>, ms: number): Promise<void>;
+  /** The database is held by another writer now (try again shortly). */
+  isBusy(error: unknown): boolean;
 }
 
 const direction = (descending: boolean): OrderByModifiers => (descending ? 'desc' : 'asc');
@@ -65,6 +69,8 @@ export const sqliteDialect: Dialect = {
   syncGeneratedIds: async () => undefined, // INTEGER PRIMARY KEY always takes max(id) + 1
   isIdClash: () => false,
   announceChange: async () => undefined, // every instance reads the version itself
+  limitLockWait: async () => undefined, // busy_timeout is 0: changeData waits, between attempts
+  isBusy: (error) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY'),
   // SQLite puts NULLs first and uses no index for NULLS LAST, but it does for `x IS NULL, x`.
   orderTerms(column, nullable, descending) {
     const terms: OrderTerm[] = [[column, direction(descending)]];
@@ -126,6 +132,11 @@ export const postgresDialect: Dialect = {
   async announceChange(db) {
     await sql`notify ${sql.raw(CHANGES_CHANNEL)}`.execute(db);
   },
+  async limitLockWait(db, ms) {
+    // A lock not had in time fails the statement (55P03): the write is answered 503, not queued.
+    if (Number.isFinite(ms)) await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(ms))}ms`}, true)`.execute(db);
+  },
+  isBusy: () => false, // the server waits, up to lock_timeout
   orderIndexes(column) {
     return { asc: [sql.ref(column), sql`id`], desc: [sql`${sql.ref(column)} desc nulls first`, sql`id`] };
   },

@@ -33,6 +33,11 @@ export interface DatasetSource {
 export interface ImportOptions {
   /** Replace what the database holds; otherwise the dataset is added and a clashing id is an error. */
   replace?: boolean;
+  /**
+   * With `replace`: users, their employments and API keys stay (the dataset may not hold users or
+   * employments); employments at organisations the new data lacks go, as when one is deleted.
+   */
+  keepUsers?: boolean;
   /** Called every couple of seconds on long runs. */
   progress?: (file: string, records: number) => void;
 }
@@ -77,18 +82,26 @@ async function remember(trx: Transaction<Database>, connection: Connection, book
   for (const row of stored) books.existing.set(row.id as number, JSON.stringify(fromColumns(reports, connection.dialect, row)));
 }
 
+/** What `keepUsers` keeps from the database a replacing import empties. */
+const USER_TABLES = new Set(['user', 'employment', 'api_token']);
+
 export async function importRecords(connection: Connection, sources: readonly DatasetSource[], options: ImportOptions = {}): Promise<Map<string, number>> {
   const byFile = new Map(sources.map((source) => [source.file, source]));
+  const kept = options.replace && options.keepUsers ? USER_TABLES : new Set<string>();
+  const clashing = sources.filter((source) => kept.has(source.file)).map((source) => source.label);
+  if (clashing.length) throw new ImportError(`${clashing.join(', ')}: --keep-users keeps the database's users and employments; the dataset may not hold them`);
   const counts = new Map<string, number>();
   // A bulk load touches every index page: give SQLite room to keep them in memory meanwhile.
   const cacheSize = connection.sqlite?.pragma('cache_size', { simple: true });
   connection.sqlite?.pragma('cache_size = -524288');
   await changeData(connection, async (trx) => {
+    // Tables that hold data keep their indexes: dropping one would lock out every reader meanwhile.
+    const populated = await populatedTables(trx);
     const books = new Bookkeeping();
     if (options.replace) {
       for (const entity of [...TABLES].reverse()) {
         // Without a reports file the report definitions stay: every database has them.
-        if (entity === reports && !byFile.has('reports')) continue;
+        if ((entity === reports && !byFile.has('reports')) || kept.has(entity.table)) continue;
         await trx.deleteFrom(entity.table).execute();
       }
     }
@@ -97,17 +110,26 @@ export async function importRecords(connection: Connection, sources: readonly Da
       const source = byFile.get(file);
       if (!source) continue;
       const tables = [entity, ...(entity.nested ?? []).map((nested) => nested.entity)];
-      const empty = tables.every((table) => books.idsOf(table.table).size === 0);
+      const empty = tables.every((table) => books.idsOf(table.table).size === 0 && !populated.has(table.table));
       // A bulk load into an empty table builds its indexes afterwards, in one sorted pass each.
       if (empty) for (const table of tables) await dropSecondaryIndexes(trx, connection.dialect, table);
       counts.set(file, await importFile(trx, connection, entity, source, books, options));
       if (empty) for (const table of tables) await createSecondaryIndexes(trx, connection.dialect, table);
     }
-  }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));
+    if (kept.has('employment')) await trx.deleteFrom('employment').where('organisation', 'not in', trx.selectFrom('organisation').select('id')).execute();
+  }, { lockWaitMs: Infinity }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));
   // Only once the data is committed: a sequence moved inside a failed import stays moved.
   await syncAllGeneratedIds(connection);
   if (connection.dialect.analyzeAfterLoad) await sql`analyze`.execute(connection.db);
   return counts;
+}
+
+async function populatedTables(trx: Transaction<Database>): Promise<Set<string>> {
+  const populated = new Set<string>();
+  for (const entity of TABLES) {
+    if (await trx.selectFrom(entity.table).select('id').limit(1).executeTakeFirst()) populated.add(entity.table);
+  }
+  return populated;
 }
 
 async function importFile(
