@@ -14,8 +14,8 @@ import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { headLoad, type LoadResult } from './head-load.js';
-import { startCeiling, startDrf, startOurs, type Running } from './servers.js';
+import { headLoad, type LoadResult } from './head-load.ts';
+import { startCeiling, startDrf, startOurs, type Running } from './servers.ts';
 
 const scales = (process.env.BENCH_SCALES ?? '1').split(',').map(Number);
 const duration = Number(process.env.BENCH_DURATION ?? 5);

@@ -9,11 +9,11 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { generateDemo } from '../src/demo/generate.js';
-import { buildApp } from '../src/http/app.js';
-import { connect, disconnect, type Connection } from '../src/store/connect.js';
-import { importRecords } from '../src/store/import.js';
-import { migrate } from '../src/store/migrations.js';
+import { generateDemo } from '../src/demo/generate.ts';
+import { buildApp } from '../src/http/app.ts';
+import { connect, disconnect, type Connection } from '../src/store/connect.ts';
+import { importRecords } from '../src/store/import.ts';
+import { migrate } from '../src/store/migrations.ts';
 
 const scale = Number(process.argv[2] ?? 1);
 const requests = Number(process.argv[3] ?? 300);

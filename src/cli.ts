@@ -6,13 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from './config.js';
-import { buildApp } from './http/app.js';
-import { connect, disconnect, isDatabaseUnavailable, type Connection } from './store/connect.js';
-import { exportDataset, readDataset } from './store/dataset-files.js';
-import { ImportError, importRecords, type DatasetSource } from './store/import.js';
-import { migrate, schemaGate } from './store/migrations.js';
-import { createToken, createUser, revokeTokens, UserError, type NewUser } from './store/users.js';
+import { loadConfig, type Config } from './config.ts';
+import { buildApp } from './http/app.ts';
+import { connect, disconnect, isDatabaseUnavailable, type Connection } from './store/connect.ts';
+import { exportDataset, readDataset } from './store/dataset-files.ts';
+import { ImportError, importRecords, type DatasetSource } from './store/import.ts';
+import { migrate, schemaGate } from './store/migrations.ts';
+import { createToken, createUser, revokeTokens, UserError, type NewUser } from './store/users.ts';
 
 const USAGE = `usage: rsr-api <command>
   serve [--demo]                 start the API on PORT (default 8000); --demo fills an empty database with demo data
@@ -40,7 +40,7 @@ async function open(config: Config): Promise<Connection> {
 }
 
 async function demoSources(scale: number, seed: number): Promise<DatasetSource[]> {
-  const { generateDemo } = await import('./demo/generate.js');
+  const { generateDemo } = await import('./demo/generate.ts');
   return generateDemo({ scale, seed }).map(({ entity, records }) => ({ file: entity, label: `demo ${entity}`, records }));
 }
 

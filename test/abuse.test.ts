@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { createToken } from '../src/store/users.js';
-import { rawExchange, request, testStores, useServer, type Answer } from './support/server.js';
+import { createToken } from '../src/store/users.ts';
+import { rawExchange, request, testStores, useServer, type Answer } from './support/server.ts';
 
 const CLOSE = 'Connection: close\r\n';
 

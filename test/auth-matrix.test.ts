@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { projectPathOf, storedFields, type Resource } from '../src/resources/define.js';
-import { RESOURCE_BY_NAME } from '../src/resources/index.js';
-import comments from '../src/resources/indicator_period_data_comment.js';
-import { insertRecord } from '../src/store/columns.js';
-import { changeData } from '../src/store/data-version.js';
-import { createToken } from '../src/store/users.js';
-import { MATRIX_PROJECTS, MATRIX_USERS, matrixDataset } from './support/datasets.js';
-import { request, testStores, useServer, type Answer } from './support/server.js';
+import { projectPathOf, storedFields, type Resource } from '../src/resources/define.ts';
+import { RESOURCE_BY_NAME } from '../src/resources/index.ts';
+import comments from '../src/resources/indicator_period_data_comment.ts';
+import { insertRecord } from '../src/store/columns.ts';
+import { changeData } from '../src/store/data-version.ts';
+import { createToken } from '../src/store/users.ts';
+import { MATRIX_PROJECTS, MATRIX_USERS, matrixDataset } from './support/datasets.ts';
+import { request, testStores, useServer, type Answer } from './support/server.ts';
 
 interface Row {
   resources: string[];

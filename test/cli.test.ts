@@ -4,8 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runCli, startCliServer } from './support/cli.js';
-import { FIXTURE, request } from './support/server.js';
+import { runCli, startCliServer } from './support/cli.ts';
+import { FIXTURE, request } from './support/server.ts';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'rsr-cli-'));
 

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { generateDemo } from '../src/demo/generate.js';
-import type { DatasetSource } from '../src/store/import.js';
-import { request, startServer, testStores, type TestServer } from './support/server.js';
+import { generateDemo } from '../src/demo/generate.ts';
+import type { DatasetSource } from '../src/store/import.ts';
+import { request, startServer, testStores, type TestServer } from './support/server.ts';
 
 type Row = { [key: string]: unknown };
 

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parsePythonLiteral } from '../src/query/python-literal.js';
-import { request, testStores, useServer } from './support/server.js';
+import { parsePythonLiteral } from '../src/query/python-literal.ts';
+import { request, testStores, useServer } from './support/server.ts';
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 

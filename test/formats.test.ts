@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { SaxesParser } from 'saxes';
-import { createToken } from '../src/store/users.js';
-import { request, testStores, useServer } from './support/server.js';
+import { createToken } from '../src/store/users.ts';
+import { request, testStores, useServer } from './support/server.ts';
 
 const expected = (file: string) => readFileSync(new URL(`./fixtures/expected/${file}`, import.meta.url), 'utf8');
 

@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { TABLES } from '../src/resources/index.js';
-import { createToken, createUser } from '../src/store/users.js';
-import { accept, authorization, checkAnswer, readPath, send, writeBody } from './support/fuzz.js';
-import { testStores, useServer, type TestServer } from './support/server.js';
+import { TABLES } from '../src/resources/index.ts';
+import { createToken, createUser } from '../src/store/users.ts';
+import { accept, authorization, checkAnswer, readPath, send, writeBody } from './support/fuzz.ts';
+import { testStores, useServer, type TestServer } from './support/server.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 /** A counterexample can be a 16 KB URL: the report keeps its start. */

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { createToken, createUser } from '../src/store/users.js';
-import { privacyDataset } from './support/datasets.js';
-import { request, testStores, useServer, type Answer } from './support/server.js';
+import { createToken, createUser } from '../src/store/users.ts';
+import { privacyDataset } from './support/datasets.ts';
+import { request, testStores, useServer, type Answer } from './support/server.ts';
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 const ELEVEN_KEYS = ['id__gte', 'id__gt', 'id__lte', 'id__lt', 'amount__gte', 'amount__gt', 'amount__lte', 'amount__lt', 'project__gte', 'project__gt', 'project__lte'];

@@ -1,8 +1,8 @@
 /** Headers, methods, redirects, formats and errors as http.md states them. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildApp } from '../src/http/app.js';
-import { rawRequest, request, testStores, useServer } from './support/server.js';
+import { buildApp } from '../src/http/app.ts';
+import { rawRequest, request, testStores, useServer } from './support/server.ts';
 
 const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
 const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';

@@ -7,12 +7,12 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { TABLES } from '../src/resources/index.js';
-import { connect, disconnect, type Connection } from '../src/store/connect.js';
-import { exportDataset, readDataset } from '../src/store/dataset-files.js';
-import { importRecords } from '../src/store/import.js';
-import { migrate } from '../src/store/migrations.js';
-import { FIXTURE, testStores } from './support/server.js';
+import { TABLES } from '../src/resources/index.ts';
+import { connect, disconnect, type Connection } from '../src/store/connect.ts';
+import { exportDataset, readDataset } from '../src/store/dataset-files.ts';
+import { importRecords } from '../src/store/import.ts';
+import { migrate } from '../src/store/migrations.ts';
+import { FIXTURE, testStores } from './support/server.ts';
 
 type Row = { [key: string]: unknown };
 

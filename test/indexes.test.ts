@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
-import { parseListQuery } from '../src/query/list-query.js';
-import { ANONYMOUS, storedFields, type Resource } from '../src/resources/define.js';
-import { RESOURCES } from '../src/resources/index.js';
-import { countQuery, pageQuery } from '../src/store/read.js';
-import type { Connection } from '../src/store/connect.js';
-import { testStores, useServer } from './support/server.js';
+import { parseListQuery } from '../src/query/list-query.ts';
+import { ANONYMOUS, storedFields, type Resource } from '../src/resources/define.ts';
+import { RESOURCES } from '../src/resources/index.ts';
+import { countQuery, pageQuery } from '../src/store/read.ts';
+import type { Connection } from '../src/store/connect.ts';
+import { testStores, useServer } from './support/server.ts';
 
 const indexed = (kind: 'filter' | 'order') =>
   RESOURCES.flatMap((resource) => storedFields(resource).filter(([, field]) => field.index === kind).map(([name]) => ({ resource, name })));

@@ -9,13 +9,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { connect, disconnect } from '../src/store/connect.js';
-import { readDataset } from '../src/store/dataset-files.js';
-import { importRecords } from '../src/store/import.js';
-import { migrate } from '../src/store/migrations.js';
-import { createToken, createUser } from '../src/store/users.js';
-import { runCli, spawnCli, startCliServer } from './support/cli.js';
-import { request, testStores } from './support/server.js';
+import { connect, disconnect } from '../src/store/connect.ts';
+import { readDataset } from '../src/store/dataset-files.ts';
+import { importRecords } from '../src/store/import.ts';
+import { migrate } from '../src/store/migrations.ts';
+import { createToken, createUser } from '../src/store/users.ts';
+import { runCli, spawnCli, startCliServer } from './support/cli.ts';
+import { request, testStores } from './support/server.ts';
 
 async function demo(seed: number): Promise<string> {
   const dir = join(mkdtempSync(join(tmpdir(), 'rsr-live-')), 'demo');

@@ -1,8 +1,8 @@
 /** `ordering` as http.md states it: keys, direction, NULL placement, D7 text order, the id tie-breaker. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { pagingDataset, pagingItems, type PagingItem } from './support/datasets.js';
-import { request, testStores, useServer } from './support/server.js';
+import { pagingDataset, pagingItems, type PagingItem } from './support/datasets.ts';
+import { request, testStores, useServer } from './support/server.ts';
 
 type Key = keyof PagingItem;
 const VISIBLE = pagingItems().filter((item) => item.project === 1);

@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { buildApp } from '../src/http/app.js';
-import { connect, disconnect } from '../src/store/connect.js';
-import { readDataset } from '../src/store/dataset-files.js';
-import { importRecords } from '../src/store/import.js';
-import { migrate } from '../src/store/migrations.js';
-import { createToken } from '../src/store/users.js';
-import { startCliServer, type RunningServer } from './support/cli.js';
-import { FIXTURE, request, testStores } from './support/server.js';
+import { buildApp } from '../src/http/app.ts';
+import { connect, disconnect } from '../src/store/connect.ts';
+import { readDataset } from '../src/store/dataset-files.ts';
+import { importRecords } from '../src/store/import.ts';
+import { migrate } from '../src/store/migrations.ts';
+import { createToken } from '../src/store/users.ts';
+import { startCliServer, type RunningServer } from './support/cli.ts';
+import { FIXTURE, request, testStores } from './support/server.ts';
 
 const postgres = testStores().find((store) => store.name === 'postgres');
 const adminUrl = process.env.TEST_POSTGRES_URL ?? '';

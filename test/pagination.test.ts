@@ -1,8 +1,8 @@
 /** Pagination and links exactly as http.md states them ("The list envelope and pagination"). */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { pagingDataset, pagingItems } from './support/datasets.js';
-import { rawRequest, request, startServer, testStores, type TestServer } from './support/server.js';
+import { pagingDataset, pagingItems } from './support/datasets.ts';
+import { rawRequest, request, startServer, testStores, type TestServer } from './support/server.ts';
 
 const VISIBLE = pagingItems().filter((item) => item.project === 1).map((item) => item.id);
 

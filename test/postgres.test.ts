@@ -10,17 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { buildApp } from '../src/http/app.js';
-import { connect, disconnect } from '../src/store/connect.js';
-import { readDataset } from '../src/store/dataset-files.js';
-import { importRecords } from '../src/store/import.js';
-import { migrate, schemaGate } from '../src/store/migrations.js';
-import { saveRecord } from '../src/store/writes.js';
-import { dataVersionNow } from '../src/store/data-version.js';
-import keyword from '../src/resources/keyword.js';
-import { SERVICE } from '../src/resources/define.js';
-import { runCli, startCliServer, type RunningServer } from './support/cli.js';
-import { FIXTURE, request, startServer, testStores, type TestServer } from './support/server.js';
+import { buildApp } from '../src/http/app.ts';
+import { connect, disconnect } from '../src/store/connect.ts';
+import { readDataset } from '../src/store/dataset-files.ts';
+import { importRecords } from '../src/store/import.ts';
+import { migrate, schemaGate } from '../src/store/migrations.ts';
+import { saveRecord } from '../src/store/writes.ts';
+import { dataVersionNow } from '../src/store/data-version.ts';
+import keyword from '../src/resources/keyword.ts';
+import { SERVICE } from '../src/resources/define.ts';
+import { runCli, startCliServer, type RunningServer } from './support/cli.ts';
+import { FIXTURE, request, startServer, testStores, type TestServer } from './support/server.ts';
 
 const postgres = testStores().find((store) => store.name === 'postgres');
 

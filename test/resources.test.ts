@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { seedProblems, SEED_FIELDS } from './support/seed.js';
-import { FIXTURE, request, testStores, useServer } from './support/server.js';
+import { seedProblems, SEED_FIELDS } from './support/seed.ts';
+import { FIXTURE, request, testStores, useServer } from './support/server.ts';
 
 type Record = { [key: string]: unknown };
 

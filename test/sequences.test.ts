@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { TABLES } from '../src/resources/index.js';
-import type { Connection } from '../src/store/connect.js';
-import { readDataset } from '../src/store/dataset-files.js';
-import { importRecords } from '../src/store/import.js';
-import { migrate } from '../src/store/migrations.js';
-import { createToken } from '../src/store/users.js';
-import { FIXTURE, request, testStores, useServer } from './support/server.js';
+import { TABLES } from '../src/resources/index.ts';
+import type { Connection } from '../src/store/connect.ts';
+import { readDataset } from '../src/store/dataset-files.ts';
+import { importRecords } from '../src/store/import.ts';
+import { migrate } from '../src/store/migrations.ts';
+import { createToken } from '../src/store/users.ts';
+import { FIXTURE, request, testStores, useServer } from './support/server.ts';
 
 /** Tables whose next generated id is not above their largest id (PostgreSQL sequences; SQLite has none behind). */
 async function sequencesBehind(connection: Connection): Promise<string[]> {

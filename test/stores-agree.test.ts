@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateDemo } from '../src/demo/generate.js';
-import { RESOURCES } from '../src/resources/index.js';
-import { request, startServer, testStores, type TestServer } from './support/server.js';
+import { generateDemo } from '../src/demo/generate.ts';
+import { RESOURCES } from '../src/resources/index.ts';
+import { request, startServer, testStores, type TestServer } from './support/server.ts';
 
 const stores = testStores();
 

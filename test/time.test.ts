@@ -1,7 +1,7 @@
 /** Timestamps are written in TIME_ZONE with the offset in force at that instant, across its changes. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { renderTimestamp } from '../src/text/time.js';
+import { renderTimestamp } from '../src/text/time.ts';
 
 test('offsets change at the instant the zone changes them, also within a remembered hour', () => {
   const cases: [string, string, string][] = [

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createToken, createUser } from '../src/store/users.js';
-import { request, startServer, testStores, type Answer, type TestServer } from './support/server.js';
+import { createToken, createUser } from '../src/store/users.ts';
+import { request, startServer, testStores, type Answer, type TestServer } from './support/server.ts';
 
 type Row = { [key: string]: unknown };
 

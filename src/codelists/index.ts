@@ -3,7 +3,7 @@
  * shared/codelists (`npm run codelists:sync` refreshes it). Labels follow codelists/README.md:
  * empty code -> "", known code -> "C - name" (or the name alone), unknown code -> the bare code.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 export type CodelistName =
   | 'aid_type' | 'aid_type_vocabulary' | 'budget_status' | 'budget_type' | 'country' | 'currency'
@@ -14,9 +14,19 @@ export type CodelistName =
 
 interface CodeRow { code: string; name: string }
 
-const directory = new URL('../../codelists/', import.meta.url);
+/** The package's codelists/ folder, found upwards from here: src/codelists/ in a checkout, dist/src/codelists/ when built. */
+function codelistDirectory(): URL {
+  for (let up = new URL('./', import.meta.url); up.pathname !== '/'; up = new URL('../', up)) {
+    const candidate = new URL('codelists/', up);
+    if (existsSync(new URL('currency.json', candidate))) return candidate;
+  }
+  throw new Error('codelists/ not found above the service');
+}
 
-function readJson<T>(file: string): T {
+const directory = codelistDirectory();
+
+/** One file of codelists/ (`currency.json`), parsed. */
+export function readCodelistFile<T>(file: string): T {
   return JSON.parse(readFileSync(new URL(file, directory), 'utf8')) as T;
 }
 
@@ -26,7 +36,7 @@ const codeOrder = new Map<CodelistName, string[]>();
 function list(name: CodelistName): Map<string, string> {
   let names = lists.get(name);
   if (!names) {
-    const rows = readJson<CodeRow[]>(`${name}.json`);
+    const rows = readCodelistFile<CodeRow[]>(`${name}.json`);
     names = new Map(rows.map((row) => [row.code, row.name]));
     lists.set(name, names);
     codeOrder.set(name, rows.map((row) => row.code));
@@ -58,5 +68,5 @@ export function codes(name: CodelistName): readonly string[] {
 
 /** RSR's budget item labels: id -> text (not an IATI list, see codelists/README.md). */
 export const budgetItemLabels: ReadonlyMap<number, string> = new Map(
-  readJson<{ id: number; label: string }[]>('budget_item_label.json').map((row) => [row.id, row.label]),
+  readCodelistFile<{ id: number; label: string }[]>('budget_item_label.json').map((row) => [row.id, row.label]),
 );

@@ -1,17 +1,12 @@
-/**
- * The code lists the demo draws codes from, read from the repository's copy of shared/codelists.
- * Read directly (not through src/codelists) so the generator stays a self-contained module.
- */
-import { readFileSync } from 'node:fs';
+/** The code lists the demo draws codes from: the service's copy of shared/codelists. */
+import { readCodelistFile } from '../codelists/index.ts';
 
 export interface CodeRow {
   code: string;
   name: string;
 }
 
-function read<T>(file: string): T {
-  return JSON.parse(readFileSync(new URL(`../../codelists/${file}.json`, import.meta.url), 'utf8')) as T;
-}
+const read = <T>(file: string): T => readCodelistFile<T>(`${file}.json`);
 
 export interface DemoCodelists {
   /** In file order: an organisation location's `country` is the 1-based position in this list. */

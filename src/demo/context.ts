@@ -1,11 +1,11 @@
 /** What every entity generator of one dataset shares: the seed, sizes, plan, pools and code lists. */
-import { demoCodelists, type DemoCodelists } from './codelists.js';
-import { buildLexicon, type Lexicon } from './lexicon.js';
-import { FIELD_PLACES, shortCountryName, type Place } from './places.js';
-import { buildPlan, sizesFor, type Plan, type Sizes } from './plan.js';
-import { Rng, streamSeed, unit } from './random.js';
-import { COMMON_SENTENCES, CROPS, CROPS_ES, CROPS_FR, GROUPS, type Theme } from './themes.js';
-import { yearOf } from './time.js';
+import { demoCodelists, type DemoCodelists } from './codelists.ts';
+import { buildLexicon, type Lexicon } from './lexicon.ts';
+import { FIELD_PLACES, shortCountryName, type Place } from './places.ts';
+import { buildPlan, sizesFor, type Plan, type Sizes } from './plan.ts';
+import { Rng, streamSeed, unit } from './random.ts';
+import { COMMON_SENTENCES, CROPS, CROPS_ES, CROPS_FR, GROUPS, type Theme } from './themes.ts';
+import { yearOf } from './time.ts';
 
 export interface DemoContext {
   seed: number;

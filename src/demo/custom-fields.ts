@@ -1,10 +1,10 @@
 /** Project custom fields: the questions of an organisation's project form, answered per project. */
-import { ids, projectWords, sentences, stream, type DemoContext } from './context.js';
-import { asciiSlug } from './lexicon.js';
-import { streamSeed, type Rng } from './random.js';
-import { split } from './split.js';
-import { THEMES } from './themes.js';
-import type { CustomFieldDef } from './words.js';
+import { ids, projectWords, sentences, stream, type DemoContext } from './context.ts';
+import { asciiSlug } from './lexicon.ts';
+import { streamSeed, type Rng } from './random.ts';
+import { split } from './split.ts';
+import { THEMES } from './themes.ts';
+import type { CustomFieldDef } from './words.ts';
 
 type Row = Record<string, unknown>;
 

@@ -1,11 +1,11 @@
 /** Money: budget items and transactions of projects. */
-import { ids, projectWords, stream, type DemoContext } from './context.js';
-import { MAX_PARTNERS, PROJECT_CURRENCIES } from './plan.js';
-import { REGION_OF_COUNTRY } from './places.js';
-import { streamSeed, Weighted, type Rng } from './random.js';
-import { split } from './split.js';
-import { dateText, pastDay, yearOf } from './time.js';
-import { OTHER_BUDGET_NAMES } from './words.js';
+import { ids, projectWords, stream, type DemoContext } from './context.ts';
+import { MAX_PARTNERS, PROJECT_CURRENCIES } from './plan.ts';
+import { REGION_OF_COUNTRY } from './places.ts';
+import { streamSeed, Weighted, type Rng } from './random.ts';
+import { split } from './split.ts';
+import { dateText, pastDay, yearOf } from './time.ts';
+import { OTHER_BUDGET_NAMES } from './words.ts';
 
 type Row = Record<string, unknown>;
 

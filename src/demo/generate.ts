@@ -6,17 +6,17 @@
  * store; iterating an entity twice gives the same records again. Only a compact plan (a few typed
  * arrays per project) and the name pools are held in memory.
  */
-import { createContext, type DemoContext } from './context.js';
-import { projectCustomFields } from './custom-fields.js';
-import { budgetItems, transactions } from './finance.js';
-import { administrativeLocations, projectLocations, recipientRegions } from './locations.js';
-import { organisations } from './organisations.js';
-import { employments, users } from './people.js';
-import { humanitarianScopes, keywords, links, partnerships, programs, projects, projectUpdates } from './projects.js';
+import { createContext, type DemoContext } from './context.ts';
+import { projectCustomFields } from './custom-fields.ts';
+import { budgetItems, transactions } from './finance.ts';
+import { administrativeLocations, projectLocations, recipientRegions } from './locations.ts';
+import { organisations } from './organisations.ts';
+import { employments, users } from './people.ts';
+import { humanitarianScopes, keywords, links, partnerships, programs, projects, projectUpdates } from './projects.ts';
 import {
   dataComments, dimensionNames, dimensionValues, disaggregationTargets, indicatorPeriodData, indicatorPeriods,
   indicators, results,
-} from './results.js';
+} from './results.ts';
 
 export interface DemoOptions {
   /** 1 gives about the sizes of the original service; fractions make tiny test sets, 100 a benchmark. */

@@ -3,7 +3,7 @@
  * faker per record would be far too slow at scale 100 (millions of records).
  */
 import { Faker, ar, base, de, el, en, es, fr, nl, pt_BR, ru, zh_CN, type LocaleDefinition } from '@faker-js/faker';
-import { Rng, streamSeed } from './random.js';
+import { Rng, streamSeed } from './random.ts';
 
 export interface Person {
   first: string;

@@ -1,8 +1,8 @@
 /** Where projects work: project locations, their administrative units, and recipient regions. */
-import { facts, ids, projectWords, stream, type DemoContext } from './context.js';
-import { near, REGION_OF_COUNTRY } from './places.js';
-import { streamSeed, Weighted, type Rng } from './random.js';
-import { split, type Child } from './split.js';
+import { facts, ids, projectWords, stream, type DemoContext } from './context.ts';
+import { near, REGION_OF_COUNTRY } from './places.ts';
+import { streamSeed, Weighted, type Rng } from './random.ts';
+import { split, type Child } from './split.ts';
 
 type Row = Record<string, unknown>;
 

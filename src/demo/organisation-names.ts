@@ -2,12 +2,12 @@
  * Organisation names: a long name from patterns by kind of organisation, and a short name (at most
  * 40 characters: the long name, its initials or its first words), both unique ignoring case.
  */
-import type { DemoContext } from './context.js';
-import type { Person } from './lexicon.js';
-import { languageOfCountry, type Place } from './places.js';
-import type { Rng } from './random.js';
-import { CROPS, CROPS_ES } from './themes.js';
-import { MINOR_WORDS, NAME_WORDS, ORGANISATION_PATTERNS } from './words.js';
+import type { DemoContext } from './context.ts';
+import type { Person } from './lexicon.ts';
+import { languageOfCountry, type Place } from './places.ts';
+import type { Rng } from './random.ts';
+import { CROPS, CROPS_ES } from './themes.ts';
+import { MINOR_WORDS, NAME_WORDS, ORGANISATION_PATTERNS } from './words.ts';
 
 export type Kind = keyof typeof ORGANISATION_PATTERNS;
 
@@ -40,7 +40,11 @@ export class NameMaker {
   private readonly names = new Set<string>();
   private readonly longNames = new Set<string>();
 
-  constructor(private readonly ctx: DemoContext) {}
+  private readonly ctx: DemoContext;
+
+  constructor(ctx: DemoContext) {
+    this.ctx = ctx;
+  }
 
   /** A name and long name, each unique ignoring case among the organisations made so far. */
   make(id: number, kind: Kind, place: Place, person: Person, rng: Rng): [string, string] {

@@ -1,12 +1,12 @@
 /** Organisations, with their addresses (`locations`). */
-import { stream, type DemoContext } from './context.js';
-import { asciiSlug } from './lexicon.js';
-import { acronym, NameMaker, type Kind } from './organisation-names.js';
-import { DONOR_PLACES, FIELD_PLACES, languageOfCountry, near, STATE_OF_PLACE, type Place } from './places.js';
-import { reportingOrganisations } from './plan.js';
-import { Weighted, type Rng } from './random.js';
-import { GROUPS } from './themes.js';
-import { DAY_SECONDS, dayOf, officeMoment, timestampText, TODAY } from './time.js';
+import { stream, type DemoContext } from './context.ts';
+import { asciiSlug } from './lexicon.ts';
+import { acronym, NameMaker, type Kind } from './organisation-names.ts';
+import { DONOR_PLACES, FIELD_PLACES, languageOfCountry, near, STATE_OF_PLACE, type Place } from './places.ts';
+import { reportingOrganisations } from './plan.ts';
+import { Weighted, type Rng } from './random.ts';
+import { GROUPS } from './themes.ts';
+import { DAY_SECONDS, dayOf, officeMoment, timestampText, TODAY } from './time.ts';
 
 type Row = Record<string, unknown>;
 

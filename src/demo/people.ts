@@ -1,8 +1,8 @@
 /** Users and their employments at organisations. */
-import { stream, type DemoContext } from './context.js';
-import { asciiSlug } from './lexicon.js';
-import { reportingOrganisations } from './plan.js';
-import { Weighted } from './random.js';
+import { stream, type DemoContext } from './context.ts';
+import { asciiSlug } from './lexicon.ts';
+import { reportingOrganisations } from './plan.ts';
+import { Weighted } from './random.ts';
 
 type Row = Record<string, unknown>;
 

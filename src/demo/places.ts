@@ -3,7 +3,7 @@
  * approximate coordinates and, for some, the name as written locally (the non-Latin text of the demo).
  */
 
-import type { Rng } from './random.js';
+import type { Rng } from './random.ts';
 
 export interface Place {
   name: string;

@@ -3,11 +3,11 @@
  * project that many entities need (theme, place, currency, dates, partners, dimensions, form).
  * Kept in typed arrays, one slot per project, so memory stays small even at scale 100.
  */
-import { FIELD_PLACES, languageOfCountry } from './places.js';
-import { Rng, Weighted, streamSeed } from './random.js';
-import { THEMES } from './themes.js';
-import { dayOf, TODAY } from './time.js';
-import { CUSTOM_FIELDS, DIMENSIONS, type CustomFieldDef } from './words.js';
+import { FIELD_PLACES, languageOfCountry } from './places.ts';
+import { Rng, Weighted, streamSeed } from './random.ts';
+import { THEMES } from './themes.ts';
+import { dayOf, TODAY } from './time.ts';
+import { CUSTOM_FIELDS, DIMENSIONS, type CustomFieldDef } from './words.ts';
 
 /** Record counts at scale 1. The nine API lists match the counts observed on the original service. */
 const BASE_SIZES = {

@@ -1,12 +1,12 @@
 /** Projects and what hangs directly off them: programs, partners, links, keywords, updates, scopes. */
-import { fill, ids, projectWords, sentences, stream, type DemoContext, type ProjectWords } from './context.js';
-import { asciiSlug } from './lexicon.js';
-import { MAX_PARTNERS, PROJECT_CURRENCIES } from './plan.js';
-import { streamSeed, Weighted, type Rng } from './random.js';
-import { split } from './split.js';
-import { THEMES, type Theme } from './themes.js';
-import { dateText, officeMoment, pastDay, timestampText, TODAY } from './time.js';
-import { AKVOPEDIA_TOPICS, HUMANITARIAN_SCOPES, KEYWORDS, LINK_CAPTIONS, UPDATE_TITLES, type LinkKind } from './words.js';
+import { fill, ids, projectWords, sentences, stream, type DemoContext, type ProjectWords } from './context.ts';
+import { asciiSlug } from './lexicon.ts';
+import { MAX_PARTNERS, PROJECT_CURRENCIES } from './plan.ts';
+import { streamSeed, Weighted, type Rng } from './random.ts';
+import { split } from './split.ts';
+import { THEMES, type Theme } from './themes.ts';
+import { dateText, officeMoment, pastDay, timestampText, TODAY } from './time.ts';
+import { AKVOPEDIA_TOPICS, HUMANITARIAN_SCOPES, KEYWORDS, LINK_CAPTIONS, UPDATE_TITLES, type LinkKind } from './words.ts';
 
 type Row = Record<string, unknown>;
 

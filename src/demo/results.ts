@@ -1,15 +1,15 @@
 /** Results frameworks: results, indicators, periods, reported data, dimensions, targets, comments. */
-import { facts, fill, projectWords, sentences, stream, type DemoContext } from './context.js';
-import { MAX_DIMENSIONS } from './plan.js';
-import { streamSeed, Weighted, type Rng } from './random.js';
-import { split } from './split.js';
-import { THEMES } from './themes.js';
-import { DAY_SECONDS, dateText, timestampText, TODAY, yearOf } from './time.js';
+import { facts, fill, projectWords, sentences, stream, type DemoContext } from './context.ts';
+import { MAX_DIMENSIONS } from './plan.ts';
+import { streamSeed, Weighted, type Rng } from './random.ts';
+import { split } from './split.ts';
+import { THEMES } from './themes.ts';
+import { DAY_SECONDS, dateText, timestampText, TODAY, yearOf } from './time.ts';
 import {
   commentTree, dataMoments, dataStatus, dataTree, indicatorKinds, indicatorTree, periodDates, periodTree,
   projectOfPeriod, QUALITATIVE_INDICATORS, resultTree, type IndicatorKind,
-} from './tree.js';
-import { DATA_COMMENTS, DIMENSIONS } from './words.js';
+} from './tree.ts';
+import { DATA_COMMENTS, DIMENSIONS } from './words.ts';
 
 type Row = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * the total exactly, parents with weight 0 get nothing, and the whole thing streams: only the sum of
  * the weights must be known before the first parent.
  */
-import { Rng } from './random.js';
+import { Rng } from './random.ts';
 
 export class Splitter {
   private cumulative = 0;
@@ -16,11 +16,15 @@ export class Splitter {
    *   capacity, e.g. the dimension values a period can have targets for); if the capacities cannot
    *   hold the total, every parent is simply filled.
    */
-  constructor(
-    private readonly total: number,
-    private readonly weightSum: number,
-    private readonly capped: boolean,
-  ) {}
+  private readonly total: number;
+  private readonly weightSum: number;
+  private readonly capped: boolean;
+
+  constructor(total: number, weightSum: number, capped: boolean) {
+    this.total = total;
+    this.weightSum = weightSum;
+    this.capped = capped;
+  }
 
   next(weight: number): number {
     if (this.weightSum <= 0) return 0;

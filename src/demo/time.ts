@@ -2,7 +2,7 @@
  * Dates and timestamps of the demo. Everything is relative to a fixed "today" so that a seed gives
  * the same dataset next year; days are integers (days since 1970-01-01) until they are written.
  */
-import type { Rng } from './random.js';
+import type { Rng } from './random.ts';
 
 export const DAY_SECONDS = 86400;
 

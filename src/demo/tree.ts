@@ -5,11 +5,11 @@
  * Facts that several levels need (is an indicator qualitative, when a period runs, when data
  * were entered) are stateless functions of the ids, so every walk agrees on them.
  */
-import { facts, ids, type DemoContext } from './context.js';
-import { streamSeed, Weighted } from './random.js';
-import { split, type Child } from './split.js';
-import { THEMES } from './themes.js';
-import { officeMoment, TODAY } from './time.js';
+import { facts, ids, type DemoContext } from './context.ts';
+import { streamSeed, Weighted } from './random.ts';
+import { split, type Child } from './split.ts';
+import { THEMES } from './themes.ts';
+import { officeMoment, TODAY } from './time.ts';
 
 export type ResultNode = Child<number>;
 export type IndicatorNode = Child<ResultNode>;

@@ -4,13 +4,13 @@ import etag from '@fastify/etag';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import { RESOURCES } from '../resources/index.js';
-import { isDatabaseUnavailable, type Connection } from '../store/connect.js';
-import { registerAuthentication } from './auth.js';
-import { ApiError, clientError, databaseUnavailable, invalidHost, notFound, unsupportedMediaType } from './errors.js';
-import { COMPRESS_THRESHOLD, ENCODINGS, ResponseCache } from './response-cache.js';
-import { registerResource, takesTrailingSlash } from './routes.js';
-import { origin, redirectWithSlash, splitUrl } from './url.js';
+import { RESOURCES } from '../resources/index.ts';
+import { isDatabaseUnavailable, type Connection } from '../store/connect.ts';
+import { registerAuthentication } from './auth.ts';
+import { ApiError, clientError, databaseUnavailable, invalidHost, notFound, unsupportedMediaType } from './errors.ts';
+import { COMPRESS_THRESHOLD, ENCODINGS, ResponseCache } from './response-cache.ts';
+import { registerResource, takesTrailingSlash } from './routes.ts';
+import { origin, redirectWithSlash, splitUrl } from './url.ts';
 
 export interface AppOptions {
   connection: Connection;

@@ -3,10 +3,10 @@
  * schemes are not ours (anonymous); a bad key is refused even on GET (http.md, Authentication).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ANONYMOUS, type Caller } from '../resources/define.js';
-import type { Connection } from '../store/connect.js';
-import { callerForKey } from '../store/users.js';
-import { ApiError } from './errors.js';
+import { ANONYMOUS, type Caller } from '../resources/define.ts';
+import type { Connection } from '../store/connect.ts';
+import { callerForKey } from '../store/users.ts';
+import { ApiError } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

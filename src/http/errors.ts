@@ -1,12 +1,15 @@
 /** Every error the API answers with, in one catalogue (http.md, "Errors"). */
 export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: Record<string, unknown>,
-    /** Route headers (Allow) are left off where the original's router sends none. */
-    readonly withRouteHeaders = true,
-  ) {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+  /** Route headers (Allow) are left off where the original's router sends none. */
+  readonly withRouteHeaders: boolean;
+
+  constructor(status: number, body: Record<string, unknown>, withRouteHeaders = true) {
     super(typeof body.detail === 'string' ? body.detail : `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+    this.withRouteHeaders = withRouteHeaders;
   }
 }
 

@@ -2,8 +2,8 @@
  * OPTIONS bodies, as DRF's SimpleMetadata writes them: name, description, renders, parses, and
  * for callers who may create records `actions.POST` describing each field (http.md).
  */
-import { codes, codeLabel } from '../codelists/index.js';
-import { organisationsWithRole, writersOf, type Caller, type Resource, type StoredField } from '../resources/define.js';
+import { codes, codeLabel } from '../codelists/index.ts';
+import { organisationsWithRole, writersOf, type Caller, type Resource, type StoredField } from '../resources/define.ts';
 
 const label = (name: string) => `${name.charAt(0).toUpperCase()}${name.slice(1).replace(/_/g, ' ')}`;
 

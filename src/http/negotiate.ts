@@ -5,7 +5,7 @@
  */
 import Negotiator from 'negotiator';
 import type { FastifyRequest } from 'fastify';
-import { lastValue, type QueryPairs } from '../query/params.js';
+import { lastValue, type QueryPairs } from '../query/params.ts';
 
 export type Format = 'json' | 'xml' | 'csv';
 

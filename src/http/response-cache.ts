@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
-import type { Connection } from '../store/connect.js';
-import { dataVersion, dataVersionNow } from '../store/data-version.js';
-import { origin } from './url.js';
+import type { Connection } from '../store/connect.ts';
+import { dataVersion, dataVersionNow } from '../store/data-version.ts';
+import { origin } from './url.ts';
 
 const MAX_ENTRIES = 2000;
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -43,7 +43,11 @@ export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
 
-  constructor(private readonly connection: Connection) {}
+  private readonly connection: Connection;
+
+  constructor(connection: Connection) {
+    this.connection = connection;
+  }
 
   /**
    * Everything a body depends on: the URL as addressed (its origin as the links show it), who

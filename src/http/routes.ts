@@ -4,21 +4,21 @@
  * methods a route does not offer.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Caller, Resource, Row } from '../resources/define.js';
-import { renderRecords } from '../resources/render.js';
-import { FilterError } from '../query/filters.js';
-import { locatePage, offsetLinks, pageLinks, parseListQuery, parseOffset, type ListQuery } from '../query/list-query.js';
-import type { QueryPairs } from '../query/params.js';
-import { countRecords, lookupFor, oneRecord, pageRecords } from '../store/read.js';
-import type { Connection } from '../store/connect.js';
-import { ApiError, invalidPage, methodNotAllowed, notFound } from './errors.js';
-import { chooseFormat, type Format } from './negotiate.js';
-import { respond } from './renderers.js';
-import type { ResponseCache } from './response-cache.js';
-import { metadata } from './metadata.js';
-import { legacySchema, pageSchema, recordSchema } from './schemas.js';
-import { baseUrl, origin, queryPairs, redirectWithSlash } from './url.js';
-import { remove, requireSignedIn, save } from './writes.js';
+import type { Caller, Resource, Row } from '../resources/define.ts';
+import { renderRecords } from '../resources/render.ts';
+import { FilterError } from '../query/filters.ts';
+import { locatePage, offsetLinks, pageLinks, parseListQuery, parseOffset, type ListQuery } from '../query/list-query.ts';
+import type { QueryPairs } from '../query/params.ts';
+import { countRecords, lookupFor, oneRecord, pageRecords } from '../store/read.ts';
+import type { Connection } from '../store/connect.ts';
+import { ApiError, invalidPage, methodNotAllowed, notFound } from './errors.ts';
+import { chooseFormat, type Format } from './negotiate.ts';
+import { respond } from './renderers.ts';
+import type { ResponseCache } from './response-cache.ts';
+import { metadata } from './metadata.ts';
+import { legacySchema, pageSchema, recordSchema } from './schemas.ts';
+import { baseUrl, origin, queryPairs, redirectWithSlash } from './url.ts';
+import { remove, requireSignedIn, save } from './writes.ts';
 
 export const LIST_ALLOW = 'GET, POST, HEAD, OPTIONS';
 export const DETAIL_ALLOW = 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS';

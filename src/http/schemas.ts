@@ -1,6 +1,6 @@
 /** JSON Schemas of the responses, generated from the declarations; Fastify compiles them into serializers. */
 import { Type, type TObject } from '@sinclair/typebox';
-import { Nullable, type Resource } from '../resources/define.js';
+import { Nullable, type Resource } from '../resources/define.ts';
 
 export function recordSchema(resource: Resource): TObject {
   return Type.Object(Object.fromEntries(Object.entries(resource.fields).map(([name, field]) => [name, field.schema])));

@@ -1,6 +1,6 @@
 /** What a route needs of the request's URL, read the same way everywhere. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseQueryString, type QueryPairs } from '../query/params.js';
+import { parseQueryString, type QueryPairs } from '../query/params.ts';
 
 /** The path and the query (with its `?`, or ''), as the client sent them. */
 export function splitUrl(url: string): [path: string, query: string] {

@@ -4,12 +4,12 @@
  * validates, checks permissions and writes in one transaction.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiText } from '../resources/messages.js';
-import { storedFields, type Resource, type Row } from '../resources/define.js';
-import { coerceInput, type Problem } from '../resources/validate.js';
-import { deleteRecord, saveRecord, WriteRefused, type WriteKind } from '../store/writes.js';
-import type { Connection } from '../store/connect.js';
-import { ApiError, notAuthenticated, notFound, permissionDenied } from './errors.js';
+import { apiText } from '../resources/messages.ts';
+import { storedFields, type Resource, type Row } from '../resources/define.ts';
+import { coerceInput, type Problem } from '../resources/validate.ts';
+import { deleteRecord, saveRecord, WriteRefused, type WriteKind } from '../store/writes.ts';
+import type { Connection } from '../store/connect.ts';
+import { ApiError, notAuthenticated, notFound, permissionDenied } from './errors.ts';
 
 const PYTHON_TYPE: Record<string, string> = { string: 'str', number: 'int', boolean: 'bool', object: 'list' };
 

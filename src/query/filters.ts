@@ -4,11 +4,11 @@
  * dictionaries of `filter=`, `exclude=` and `q_filterN`. Parsed and typed here, once, into a
  * tree the store turns into parameterised SQL.
  */
-import type { Caller, Entity, Resource, StoredField } from '../resources/define.js';
-import { ENTITY_BY_TABLE } from '../resources/index.js';
-import { isIsoDate, toCanonicalUtc } from '../text/time.js';
-import { lastValue, type QueryPairs } from './params.js';
-import { LiteralError, parsePythonLiteral, type PyValue } from './python-literal.js';
+import type { Caller, Entity, Resource, StoredField } from '../resources/define.ts';
+import { ENTITY_BY_TABLE } from '../resources/index.ts';
+import { isIsoDate, toCanonicalUtc } from '../text/time.ts';
+import { lastValue, type QueryPairs } from './params.ts';
+import { LiteralError, parsePythonLiteral, type PyValue } from './python-literal.ts';
 
 export const LOOKUPS = ['exact', 'iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'in', 'gt', 'gte', 'lt', 'lte', 'isnull', 'range'] as const;
 export type LookupName = (typeof LOOKUPS)[number];

@@ -2,9 +2,9 @@
  * A list request's paging and ordering, parsed and validated once (http.md, "The list envelope
  * and pagination" and "Ordering").
  */
-import type { Caller, OrderTerm, Resource } from '../resources/define.js';
-import { parseFilters, type FilterTree } from './filters.js';
-import { lastValue, linkWith, type QueryPairs } from './params.js';
+import type { Caller, OrderTerm, Resource } from '../resources/define.ts';
+import { parseFilters, type FilterTree } from './filters.ts';
+import { lastValue, linkWith, type QueryPairs } from './params.ts';
 
 export const PAGE_SIZE = 30;
 /** http.md, Ordering: only the first keys of `ordering` count. */

@@ -16,7 +16,11 @@ const NUMBER = /^[+-]?(\d[\d_]*(\.\d*)?([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?)/;
 class Parser {
   private position = 0;
 
-  constructor(private readonly text: string) {}
+  private readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
 
   parse(): PyValue {
     const value = this.value(0);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { codeLabel, codeName } from '../codelists/index.js';
-import { pythonFloat } from '../text/python.js';
-import { attachOne, code, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.js';
+import { codeLabel, codeName } from '../codelists/index.ts';
+import { pythonFloat } from '../text/python.ts';
+import { attachOne, code, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.ts';
 
 /** codelists/README.md: "Latitude: …, Longitude: …, Country: …" + " (name)"; 0 or null is missing. */
 function locationText(location: Row | null): string {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { budgetItemLabels, codeLabel } from '../codelists/index.js';
-import { pythonThousands } from '../text/python.js';
-import { attachOne, periodOrder, code, date, decimal, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.js';
+import { budgetItemLabels, codeLabel } from '../codelists/index.ts';
+import { pythonThousands } from '../text/python.ts';
+import { attachOne, periodOrder, code, date, decimal, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.ts';
 
 /** resources.md: the label's text; without one, RSR's "No budget item specified" rendering. */
 function labelText(row: Row): string {

@@ -3,7 +3,7 @@
  * validation, serialization and tests all read these declarations (see resources/index.ts).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { CodelistName } from '../codelists/index.js';
+import type { CodelistName } from '../codelists/index.ts';
 
 export type ScalarType = 'int' | 'decimal' | 'text' | 'date' | 'timestamp' | 'bool' | 'json';
 

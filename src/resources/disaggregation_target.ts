@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { attachOne, decimal, derived, fk, id, Nullable, ownedByProject, resource } from './define.js';
+import { attachOne, decimal, derived, fk, id, Nullable, ownedByProject, resource } from './define.ts';
 
 const disaggregationTarget = resource({
   name: 'disaggregation_target',

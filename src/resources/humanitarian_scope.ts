@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { codeLabel } from '../codelists/index.js';
-import { code, derived, fk, id, text, ownedByProject, resource } from './define.js';
+import { codeLabel } from '../codelists/index.ts';
+import { code, derived, fk, id, text, ownedByProject, resource } from './define.ts';
 
 // Key order: what DRF's ModelSerializer(fields='__all__') gives RSR's serializer (resources.md).
 const humanitarianScope = resource({

@@ -1,20 +1,20 @@
 /** Every declared table and API resource. Adding a resource is adding its file and a line here. */
-import type { Entity, Resource } from './define.js';
-import administrativeLocation from './administrative_location.js';
-import budgetItem from './budget_item.js';
-import disaggregationTarget from './disaggregation_target.js';
-import humanitarianScope from './humanitarian_scope.js';
-import indicatorPeriodDataComment from './indicator_period_data_comment.js';
-import keyword from './keyword.js';
-import link from './link.js';
-import myProjects from './my_projects.js';
-import organisation from './organisation.js';
-import organisationLocation from './organisation_location.js';
-import projectCustomField from './project_custom_field.js';
-import recipientRegion from './recipient_region.js';
-import reports from './reports.js';
-import * as support from './support.js';
-import transaction from './transaction.js';
+import type { Entity, Resource } from './define.ts';
+import administrativeLocation from './administrative_location.ts';
+import budgetItem from './budget_item.ts';
+import disaggregationTarget from './disaggregation_target.ts';
+import humanitarianScope from './humanitarian_scope.ts';
+import indicatorPeriodDataComment from './indicator_period_data_comment.ts';
+import keyword from './keyword.ts';
+import link from './link.ts';
+import myProjects from './my_projects.ts';
+import organisation from './organisation.ts';
+import organisationLocation from './organisation_location.ts';
+import projectCustomField from './project_custom_field.ts';
+import recipientRegion from './recipient_region.ts';
+import reports from './reports.ts';
+import * as support from './support.ts';
+import transaction from './transaction.ts';
 
 /** The thirteen lists of the seed, in the seed's order. */
 export const RESOURCES: readonly Resource[] = [

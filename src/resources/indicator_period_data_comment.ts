@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { sortKey } from '../text/sortkey.js';
-import { EDIT_ROLES, attachOne, derived, desc, fk, id, text, timestamp, type Lookup, type Row, ownedByProject, resource } from './define.js';
+import { sortKey } from '../text/sortkey.ts';
+import { EDIT_ROLES, attachOne, derived, desc, fk, id, text, timestamp, type Lookup, type Row, ownedByProject, resource } from './define.ts';
 
 const ORGANISATION = Type.Object({
   id: Type.Integer(),

@@ -1,4 +1,4 @@
-import { asc, id, text, url, resource } from './define.js';
+import { asc, id, text, url, resource } from './define.ts';
 
 const keyword = resource({
   name: 'keyword',

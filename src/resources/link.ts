@@ -1,4 +1,4 @@
-import { fk, id, text, url, ownedByProject, resource } from './define.js';
+import { fk, id, text, url, ownedByProject, resource } from './define.ts';
 
 const link = resource({
   name: 'link',

@@ -1,5 +1,5 @@
 /** How problems read: on one import line, and in the API's DRF-style validation errors. */
-import type { Problem } from './validate.js';
+import type { Problem } from './validate.ts';
 
 /** The name Python gives the type of a JSON value, as DRF's messages show it. */
 function pythonType(value: unknown): string {

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { codeName } from '../codelists/index.js';
+import { codeName } from '../codelists/index.ts';
 import {
   bool, constant, date, derived, desc, EDIT_ROLES, id, Nullable, organisationsWithRole, resource, text,
   type Caller, type Lookup, type Row,
-} from './define.js';
+} from './define.ts';
 
 const REPORTING = 101;
 

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { codes } from '../codelists/index.js';
-import { pythonFloat } from '../text/python.js';
+import { codes } from '../codelists/index.ts';
+import { pythonFloat } from '../text/python.ts';
 import {
   asc, attachMany, bool, code, constant, derived, email, id, int, Nullable, text, timestamp, url,
   EDIT_ROLES, resource, storedFields, type Row,
-} from './define.js';
-import organisationLocation from './organisation_location.js';
+} from './define.ts';
+import organisationLocation from './organisation_location.ts';
 
 const LOCATION = Type.Object(Object.fromEntries(storedFields(organisationLocation).map(([name, field]) => [name, field.schema])));
 

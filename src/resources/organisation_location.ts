@@ -1,4 +1,4 @@
-import { code, decimal, fk, id, int, text, type Entity } from './define.js';
+import { code, decimal, fk, id, int, text, type Entity } from './define.ts';
 
 /** An organisation's address; written and shown inside organisation records (`locations`). */
 const organisationLocation: Entity = {

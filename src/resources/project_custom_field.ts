@@ -1,4 +1,4 @@
-import { bool, fk, id, int, json, text, ownedByProject, resource } from './define.js';
+import { bool, fk, id, int, json, text, ownedByProject, resource } from './define.ts';
 
 const projectCustomField = resource({
   name: 'project_custom_field',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { codeLabel } from '../codelists/index.js';
-import { code, decimal, derived, fk, id, text, ownedByProject, resource } from './define.js';
+import { codeLabel } from '../codelists/index.ts';
+import { code, decimal, derived, fk, id, text, ownedByProject, resource } from './define.ts';
 
 const recipientRegion = resource({
   name: 'recipient_region',

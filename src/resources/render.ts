@@ -2,8 +2,8 @@
  * Records as the API shows them: every field of the declaration, in its order, stored values
  * rendered and derived values computed. Shared by the HTTP layer and export.
  */
-import { renderTimestamp } from '../text/time.js';
-import { storedFields, type Caller, type Entity, type Lookup, type Resource, type Row } from './define.js';
+import { renderTimestamp } from '../text/time.ts';
+import { storedFields, type Caller, type Entity, type Lookup, type Resource, type Row } from './define.ts';
 
 export interface RenderOptions {
   caller: Caller;

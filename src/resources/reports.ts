@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { derived, id, json, text, type StoredField, resource } from './define.js';
+import { derived, id, json, text, type StoredField, resource } from './define.ts';
 
 /** reports.md / resources.md: the three download formats a report may offer. */
 const FORMATS: Record<string, { display_name: string; icon: string }> = {

@@ -3,7 +3,7 @@
  * the records point to"). They are imported, exported, joined for visibility and read by
  * derived fields.
  */
-import { bool, code, date, decimal, email, fk, id, int, ROLES, text, timestamp, type Entity } from './define.js';
+import { bool, code, date, decimal, email, fk, id, int, ROLES, text, timestamp, type Entity } from './define.ts';
 
 export const project: Entity = {
   table: 'project',

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { codeLabel, codeName, type CodelistName } from '../codelists/index.js';
-import { escapeHtml } from '../text/python.js';
+import { codeLabel, codeName, type CodelistName } from '../codelists/index.ts';
+import { escapeHtml } from '../text/python.ts';
 import {
   attachOne, bool, code, date, decimal, derived, fk, id, json, text,
   ownedByProject, resource, type DerivedField, type Row,
-} from './define.js';
+} from './define.ts';
 
 /** `<a href="/en/organisation/{id}/">{long_name, else name}</a>`, escaped (D15); "" for none. */
 function showLink(organisation: Row | null): string {

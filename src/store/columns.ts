@@ -1,10 +1,10 @@
 /** The stored columns of records (values and D7 sort keys) and the statements that write them. */
 import type { Kysely } from 'kysely';
-import { storedFields, type Entity, type Row, type StoredField } from '../resources/define.js';
-import { sortKey, sortKeyColumn } from '../text/sortkey.js';
+import { storedFields, type Entity, type Row, type StoredField } from '../resources/define.ts';
+import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import type SQLite from 'better-sqlite3';
-import type { Connection, Database } from './connect.js';
-import type { Dialect } from './dialect.js';
+import type { Connection, Database } from './connect.ts';
+import type { Dialect } from './dialect.ts';
 
 /** SQLite allows 32,766 parameters per statement, PostgreSQL 65,535. */
 const MAX_PARAMETERS = 30_000;

@@ -4,7 +4,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, type Compilable } from 'kysely';
-import { preparedStatement, type Connection } from './connect.js';
+import { preparedStatement, type Connection } from './connect.ts';
 
 const MAX_SHAPES = 2000;
 const shapes = new WeakMap<Connection['db'], Map<string, CompiledQuery>>();

@@ -4,10 +4,10 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
-import { VersionedCache } from './data-version.js';
-import type { Marks } from './read.js';
-import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
-import { VersionWatch } from './version-watch.js';
+import { VersionedCache } from './data-version.ts';
+import type { Marks } from './read.ts';
+import { postgresDialect, sqliteDialect, type Dialect } from './dialect.ts';
+import { VersionWatch } from './version-watch.ts';
 
 /** Tables are declared at run time (resources/), so rows are typed by the declarations, not here. */
 export type Database = Record<string, Record<string, unknown>>;

@@ -7,10 +7,10 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { Transaction } from 'kysely';
-import { filterKey, type FilterTree } from '../query/filters.js';
-import type { Caller, Resource } from '../resources/define.js';
-import { runShaped } from './compiled.js';
-import { preparedStatement, type Connection, type Database } from './connect.js';
+import { filterKey, type FilterTree } from '../query/filters.ts';
+import type { Caller, Resource } from '../resources/define.ts';
+import { runShaped } from './compiled.ts';
+import { preparedStatement, type Connection, type Database } from './connect.ts';
 
 export interface ChangeOptions {
   /**

@@ -6,12 +6,12 @@ import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync
 import { once } from 'node:events';
 import { join } from 'node:path';
 import StreamArray from 'stream-json/streamers/StreamArray.js';
-import { SERVICE } from '../resources/define.js';
-import { DATASET_FILES, IGNORED_DATASET_FILES, RESOURCE_BY_NAME } from '../resources/index.js';
-import { renderRecords, renderStored } from '../resources/render.js';
-import type { Connection } from './connect.js';
-import { ImportError, type DatasetSource } from './import.js';
-import { allRecords, lookupFor } from './read.js';
+import { SERVICE } from '../resources/define.ts';
+import { DATASET_FILES, IGNORED_DATASET_FILES, RESOURCE_BY_NAME } from '../resources/index.ts';
+import { renderRecords, renderStored } from '../resources/render.ts';
+import type { Connection } from './connect.ts';
+import { ImportError, type DatasetSource } from './import.ts';
+import { allRecords, lookupFor } from './read.ts';
 
 async function* recordsOf(path: string, label: string): AsyncGenerator<unknown> {
   const stream = createReadStream(path).pipe(StreamArray.withParser());

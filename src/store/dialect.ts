@@ -3,9 +3,9 @@
  * from the driver. Everything else (queries, migrations, import) is written once with Kysely.
  */
 import { sql, type ColumnDataType, type Expression, type Kysely, type OrderByModifiers, type RawBuilder } from 'kysely';
-import type { StoredField } from '../resources/define.js';
-import type { Database } from './connect.js';
-import { CHANGES_CHANNEL } from './version-watch.js';
+import type { StoredField } from '../resources/define.ts';
+import type { Database } from './connect.ts';
+import { CHANGES_CHANNEL } from './version-watch.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 

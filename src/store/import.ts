@@ -4,18 +4,18 @@
  * with a message naming the file, index, id and field, and nothing is written.
  */
 import { sql, type Transaction } from 'kysely';
-import { storedFields, type Entity, type NestedCollection, type Row } from '../resources/define.js';
-import { DATASET_FILES, TABLES } from '../resources/index.js';
-import reports, { SEED_REPORTS } from '../resources/reports.js';
-import { importText } from '../resources/messages.js';
-import { checkRecord, cleanRecord } from '../resources/validate.js';
-import { changeData } from './data-version.js';
-import { syncAllGeneratedIds } from './migrations.js';
-import type { Connection, Database } from './connect.js';
-import { IdSet } from './idset.js';
-import { fromColumns } from './read.js';
-import { createSecondaryIndexes, dropSecondaryIndexes } from './indexes.js';
-import { batchSize, insertRows } from './columns.js';
+import { storedFields, type Entity, type NestedCollection, type Row } from '../resources/define.ts';
+import { DATASET_FILES, TABLES } from '../resources/index.ts';
+import reports, { SEED_REPORTS } from '../resources/reports.ts';
+import { importText } from '../resources/messages.ts';
+import { checkRecord, cleanRecord } from '../resources/validate.ts';
+import { changeData } from './data-version.ts';
+import { syncAllGeneratedIds } from './migrations.ts';
+import type { Connection, Database } from './connect.ts';
+import { IdSet } from './idset.ts';
+import { fromColumns } from './read.ts';
+import { createSecondaryIndexes, dropSecondaryIndexes } from './indexes.ts';
+import { batchSize, insertRows } from './columns.ts';
 
 export class ImportError extends Error {}
 

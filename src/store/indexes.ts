@@ -7,10 +7,10 @@
  * with a migration that drops it first.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { storedFields, type Entity } from '../resources/define.js';
-import { orderColumn } from './columns.js';
-import type { Database } from './connect.js';
-import type { Dialect } from './dialect.js';
+import { storedFields, type Entity } from '../resources/define.ts';
+import { orderColumn } from './columns.ts';
+import type { Database } from './connect.ts';
+import type { Dialect } from './dialect.ts';
 
 interface Index {
   name: string;

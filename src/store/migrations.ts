@@ -3,14 +3,14 @@
  * transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
  */
 import type { Transaction } from 'kysely';
-import { storedFields, type Entity } from '../resources/define.js';
-import { TABLES } from '../resources/index.js';
-import reports, { SEED_REPORTS } from '../resources/reports.js';
-import { sortKeyColumn } from '../text/sortkey.js';
-import type { Connection, Database } from './connect.js';
-import type { Dialect } from './dialect.js';
-import { insertRows } from './columns.js';
-import { createSecondaryIndexes } from './indexes.js';
+import { storedFields, type Entity } from '../resources/define.ts';
+import { TABLES } from '../resources/index.ts';
+import reports, { SEED_REPORTS } from '../resources/reports.ts';
+import { sortKeyColumn } from '../text/sortkey.ts';
+import type { Connection, Database } from './connect.ts';
+import type { Dialect } from './dialect.ts';
+import { insertRows } from './columns.ts';
+import { createSecondaryIndexes } from './indexes.ts';
 
 interface Migration {
   version: number;

@@ -4,15 +4,15 @@
  * HTTP; the query layer hands it an order, a limit and an offset.
  */
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { filterKey, type FilterTerm, type FilterTree, type Hop } from '../query/filters.js';
-import { EDIT_ROLES, organisationsWithRole, storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.js';
-import { ENTITY_BY_TABLE } from '../resources/index.js';
-import { sortKey, sortKeyColumn } from '../text/sortkey.js';
-import { orderColumn } from './columns.js';
-import { runShaped } from './compiled.js';
-import type { Connection, Database } from './connect.js';
-import { visibilityKey } from './data-version.js';
-import type { Dialect } from './dialect.js';
+import { filterKey, type FilterTerm, type FilterTree, type Hop } from '../query/filters.ts';
+import { EDIT_ROLES, organisationsWithRole, storedFields, type Caller, type Entity, type Lookup, type OrderTerm, type Resource, type Row, type StoredField } from '../resources/define.ts';
+import { ENTITY_BY_TABLE } from '../resources/index.ts';
+import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
+import { orderColumn } from './columns.ts';
+import { runShaped } from './compiled.ts';
+import type { Connection, Database } from './connect.ts';
+import { visibilityKey } from './data-version.ts';
+import type { Dialect } from './dialect.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tables are declared at run time
 type Query = SelectQueryBuilder<Database, any, object>;

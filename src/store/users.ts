@@ -3,15 +3,15 @@
  * only its SHA-256 is stored, so a copy of the database gives nobody a working key.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Caller, Entity, Row, StoredField } from '../resources/define.js';
-import { importText } from '../resources/messages.js';
-import * as support from '../resources/support.js';
-import { cleanRecord } from '../resources/validate.js';
-import { changeData } from './data-version.js';
-import { nowCanonical } from '../text/time.js';
-import type { Connection } from './connect.js';
-import { fromColumns } from './read.js';
-import { insertRecord } from './columns.js';
+import type { Caller, Entity, Row, StoredField } from '../resources/define.ts';
+import { importText } from '../resources/messages.ts';
+import * as support from '../resources/support.ts';
+import { cleanRecord } from '../resources/validate.ts';
+import { changeData } from './data-version.ts';
+import { nowCanonical } from '../text/time.ts';
+import type { Connection } from './connect.ts';
+import { fromColumns } from './read.ts';
+import { insertRecord } from './columns.ts';
 
 export class UserError extends Error {}
 

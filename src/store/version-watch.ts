@@ -18,7 +18,11 @@ export class VersionWatch {
   private waiting = false;
   private stopped = false;
 
-  constructor(private readonly url: string) {}
+  private readonly url: string;
+
+  constructor(url: string) {
+    this.url = url;
+  }
 
   get isListening(): boolean {
     return this.listening;

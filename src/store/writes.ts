@@ -8,24 +8,26 @@ import type { Kysely } from 'kysely';
 import {
   EDIT_ROLES, organisationsWithRole, projectPathOf, storedFields, writersOf,
   type Caller, type Entity, type Resource, type Row,
-} from '../resources/define.js';
-import { ENTITY_BY_TABLE } from '../resources/index.js';
-import { checkRecord, cleanRecord, type Problem } from '../resources/validate.js';
-import { changeData } from './data-version.js';
-import { nowCanonical } from '../text/time.js';
-import type { Connection, Database } from './connect.js';
-import { entityOf, fromColumns, oneRecord } from './read.js';
-import { sortKey, sortKeyColumn } from '../text/sortkey.js';
-import { insertRecord, updateRecord } from './columns.js';
+} from '../resources/define.ts';
+import { ENTITY_BY_TABLE } from '../resources/index.ts';
+import { checkRecord, cleanRecord, type Problem } from '../resources/validate.ts';
+import { changeData } from './data-version.ts';
+import { nowCanonical } from '../text/time.ts';
+import type { Connection, Database } from './connect.ts';
+import { entityOf, fromColumns, oneRecord } from './read.ts';
+import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
+import { insertRecord, updateRecord } from './columns.ts';
 
 export type WriteKind = 'create' | 'replace' | 'patch';
 
 export class WriteRefused extends Error {
-  constructor(
-    readonly reason: 'invalid' | 'forbidden' | 'not_found',
-    readonly problems: Problem[] = [],
-  ) {
+  readonly reason: 'invalid' | 'forbidden' | 'not_found';
+  readonly problems: Problem[];
+
+  constructor(reason: 'invalid' | 'forbidden' | 'not_found', problems: Problem[] = []) {
     super(reason);
+    this.reason = reason;
+    this.problems = problems;
   }
 }
 

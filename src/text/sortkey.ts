@@ -4,7 +4,7 @@
  * (COLLATE "C") compare the same bytes: UTF-8 byte order is code point order.
  */
 const NON_SPACING_MARKS = /\p{Mn}/gu;
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^\p{ASCII}*$/u;
 
 export function sortKey(value: string | null): string | null {
   if (value === null) return null;

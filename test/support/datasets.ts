@@ -1,5 +1,5 @@
 /** Datasets built in code for tests whose point is quantity (paging, ordering) rather than content. */
-import type { DatasetSource } from '../../src/store/import.js';
+import type { DatasetSource } from '../../src/store/import.ts';
 
 export interface PagingItem {
   id: number;

@@ -9,10 +9,10 @@ import http from 'node:http';
 import { parse as parseCsv } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { SaxesParser } from 'saxes';
-import { storedFields, type Entity } from '../../src/resources/define.js';
-import { ENTITY_BY_TABLE, RESOURCES } from '../../src/resources/index.js';
-import { LOOKUPS } from '../../src/query/filters.js';
-import { hostileText, jsonValue } from './arbitraries.js';
+import { storedFields, type Entity } from '../../src/resources/define.ts';
+import { ENTITY_BY_TABLE, RESOURCES } from '../../src/resources/index.ts';
+import { LOOKUPS } from '../../src/query/filters.ts';
+import { hostileText, jsonValue } from './arbitraries.ts';
 
 /** Percent-encodes the UTF-8 bytes of `text` (a lone surrogate goes as U+FFFD, as a browser sends it). */
 const encode = (text: string) => [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');

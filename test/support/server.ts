@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/http/app.js';
-import { connect, disconnect, type Connection } from '../../src/store/connect.js';
-import { readDataset } from '../../src/store/dataset-files.js';
-import { importRecords, type DatasetSource } from '../../src/store/import.js';
-import { migrate } from '../../src/store/migrations.js';
+import { buildApp } from '../../src/http/app.ts';
+import { connect, disconnect, type Connection } from '../../src/store/connect.ts';
+import { readDataset } from '../../src/store/dataset-files.ts';
+import { importRecords, type DatasetSource } from '../../src/store/import.ts';
+import { migrate } from '../../src/store/migrations.ts';
 
 export const FIXTURE = new URL('../fixtures/small/', import.meta.url).pathname;
 
@@ -120,7 +120,7 @@ export async function request(base: string, path: string, init: RequestInit = {}
   const headers = { 'accept-encoding': 'identity', ...(init.headers as Record<string, string> | undefined) };
   const response = await fetch(base + path, { redirect: 'manual', ...init, headers });
   const text = await response.text();
-  let body: unknown = undefined;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {

@@ -1,0 +1,19 @@
+/**
+ * The house rules for imports (npm run lint, part of npm test): no circles, and each layer only
+ * leans on those below it (ARCHITECTURE.md): http -> query -> store -> engines, all on resources.
+ */
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'Files that import each other in a circle.', from: {}, to: { circular: true } },
+    { name: 'engines-stay-in-the-store', severity: 'error', comment: 'Only store/ talks to an engine adapter.', from: { pathNot: '^src/store/' }, to: { path: '^src/store/engine/' } },
+    { name: 'store-knows-no-http', severity: 'error', from: { path: '^src/store/' }, to: { path: '^src/(http|cli)' } },
+    { name: 'query-is-neither-sql-nor-http', severity: 'error', from: { path: '^src/query/' }, to: { path: '^src/(store|http|cli)' } },
+    { name: 'declarations-stand-alone', severity: 'error', comment: 'Resources declare; they do not read, route or parse.', from: { path: '^src/resources/' }, to: { path: '^src/(store|http|query|cli)' } },
+    { name: 'service-without-demo', severity: 'error', comment: 'The demo generator is not on the service\'s runtime path (cli.ts loads it on demand).', from: { path: '^src/', pathNot: '^src/cli' }, to: { path: '^demo/' } },
+  ],
+  options: {
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+  },
+};
