@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { generateDemo } from '../src/demo/generate.ts';
 import { buildApp } from '../src/http/app.ts';
-import { connect, disconnect, type Connection } from '../src/store/connect.ts';
+import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
 
@@ -37,14 +37,14 @@ async function median(url: string): Promise<number> {
   return times[Math.floor(times.length / 2)];
 }
 
-async function measure(name: string, connection: Connection): Promise<void> {
-  await migrate(connection);
+async function measure(name: string, engine: Engine): Promise<void> {
+  await migrate(engine);
   const started = Date.now();
   const sources = generateDemo({ scale, seed: 1 }).map(({ entity, records }) => ({ file: entity, label: entity, records }));
-  const counts = await importRecords(connection, sources);
+  const counts = await importRecords(engine, sources);
   const seconds = (Date.now() - started) / 1000;
   const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
-  const app = buildApp({ connection, timeZone: 'Europe/Stockholm' });
+  const app = buildApp({ engine, timeZone: 'Europe/Stockholm' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}/rest/v1/budget_item/`;
@@ -52,11 +52,11 @@ async function measure(name: string, connection: Connection): Promise<void> {
   const last = await median(`${base}?page=last`);
   console.log(`${name.padEnd(10)} import ${seconds.toFixed(1)} s (${total.toLocaleString('en-US')} records, ${Math.round(total / seconds).toLocaleString('en-US')}/s)  budget_item page 1 median ${first.toFixed(2)} ms  last page median ${last.toFixed(2)} ms`);
   await app.close();
-  await disconnect(connection);
+  await engine.close();
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'rsr-bench-'));
-await measure('sqlite', connect(`sqlite:${join(dir, 'bench.sqlite')}`));
+await measure('sqlite', openEngine(`sqlite:${join(dir, 'bench.sqlite')}`));
 rmSync(dir, { recursive: true, force: true });
 
 const postgres = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
@@ -68,7 +68,7 @@ if (postgres) {
   const url = new URL(postgres);
   url.pathname = `/${name}`;
   try {
-    await measure('postgres', connect(url.toString()));
+    await measure('postgres', openEngine(url.toString()));
   } finally {
     await admin.query(`drop database ${name} with (force)`);
     await admin.end();

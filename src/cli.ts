@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.ts';
 import { buildApp } from './http/app.ts';
-import { connect, disconnect, isDatabaseUnavailable, type Connection } from './store/connect.ts';
+import { openEngine, type Engine } from './store/engine/index.ts';
 import { exportDataset, readDataset } from './store/dataset-files.ts';
 import { ImportError, importRecords, type DatasetSource } from './store/import.ts';
 import { migrate, schemaGate } from './store/migrations.ts';
@@ -29,14 +29,21 @@ const USAGE = `usage: rsr-api <command>
   token revoke (KEY | --email E) remove one key, or every key of a user`;
 
 class UsageError extends Error {}
+/** The database cannot be reached: said in one line, without a stack. */
+class Unavailable extends Error {}
 
 const say = (message: string) => process.stderr.write(`${message}\n`);
 const formatCount = (count: number) => count.toLocaleString('en-US');
 
-async function open(config: Config): Promise<Connection> {
-  const connection = connect(config.databaseUrl, { poolSize: config.databasePoolSize });
-  await migrate(connection);
-  return connection;
+async function open(config: Config): Promise<Engine> {
+  const engine = openEngine(config.databaseUrl, { poolSize: config.databasePoolSize });
+  try {
+    await migrate(engine);
+  } catch (error) {
+    await engine.close();
+    throw engine.isUnavailable(error) ? new Unavailable(`the database is unavailable (${(error as Error).message})`) : error;
+  }
+  return engine;
 }
 
 async function demoSources(scale: number, seed: number): Promise<DatasetSource[]> {
@@ -50,10 +57,10 @@ function summary(counts: Map<string, number>): string {
   return [...counts].filter(([, count]) => count > 0).map(([file, count]) => `${file} ${formatCount(count)}`).join(', ');
 }
 
-async function loadDemo(connection: Connection, scale: number, seed: number, replace: boolean): Promise<void> {
+async function loadDemo(engine: Engine, scale: number, seed: number, replace: boolean): Promise<void> {
   const started = Date.now();
-  say(`Generating the demo dataset (scale ${scale}, seed ${seed}) into ${connection.location}…`);
-  const counts = await importRecords(connection, await demoSources(scale, seed), { replace, progress });
+  say(`Generating the demo dataset (scale ${scale}, seed ${seed}) into ${engine.location}…`);
+  const counts = await importRecords(engine, await demoSources(scale, seed), { replace, progress });
   say(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary(counts)}`);
 }
 
@@ -61,8 +68,8 @@ async function loadDemo(connection: Connection, scale: number, seed: number, rep
  * Four users to try writes with at once, their keys printed this once: an administrator, and a
  * project editor, an enumerator and a plain user at the reporting organisation of a published project.
  */
-async function createDemoUsers(connection: Connection): Promise<void> {
-  const partner = await connection.db
+async function createDemoUsers(engine: Engine): Promise<void> {
+  const partner = await engine.db
     .selectFrom('partnership as p')
     .innerJoin('project as j', 'j.id', 'p.project')
     .innerJoin('organisation as o', 'o.id', 'p.organisation')
@@ -81,36 +88,36 @@ async function createDemoUsers(connection: Connection): Promise<void> {
   say(`Demo users (their keys are shown this once; organisation ${organisation} "${partner.name}" is a partner of project ${partner.project}):`);
   for (const [title, name, options] of people) {
     const email = `${name}@demo.rsr-api.org`;
-    await createUser(connection, { email, firstName: title.charAt(0).toUpperCase() + title.slice(1), lastName: 'Demo', ...options });
-    say(`  ${title.padEnd(15)} ${email.padEnd(28)} Authorization: Token ${await createToken(connection, email)}`);
+    await createUser(engine, { email, firstName: title.charAt(0).toUpperCase() + title.slice(1), lastName: 'Demo', ...options });
+    say(`  ${title.padEnd(15)} ${email.padEnd(28)} Authorization: Token ${await createToken(engine, email)}`);
   }
 }
 
 async function serve(config: Config, withDemo: boolean): Promise<void> {
-  const connection = connect(config.databaseUrl, { poolSize: config.databasePoolSize });
-  const schemaReady = schemaGate(connection);
+  const engine = openEngine(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const schemaReady = schemaGate(engine);
   let contents = 'database unavailable: answering 503 until it is back';
   try {
     await schemaReady();
-    const projects = async () => Number((await connection.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+    const projects = async () => Number((await engine.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
     if (withDemo && (await projects()) === 0) {
-      await loadDemo(connection, 1, 1, false);
-      await createDemoUsers(connection);
+      await loadDemo(engine, 1, 1, false);
+      await createDemoUsers(engine);
     }
     // Projects, not all records: counting every table of a large database would delay start-up.
     contents = `${formatCount(await projects())} projects`;
   } catch (error) {
-    if (!isDatabaseUnavailable(error)) throw error;
+    if (!engine.isUnavailable(error)) throw error;
   }
-  const app = buildApp({ connection, schemaReady, timeZone: config.timeZone, trustProxy: config.trustProxy, allowedHosts: config.allowedHosts });
+  const app = buildApp({ engine, schemaReady, timeZone: config.timeZone, trustProxy: config.trustProxy, allowedHosts: config.allowedHosts });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
-  say(`rsr-api listening on http://${shown}:${port}/rest/v1/ (${connection.dialect.name} ${connection.location}: ${contents})`);
+  say(`rsr-api listening on http://${shown}:${port}/rest/v1/ (${engine.name} ${engine.location}: ${contents})`);
   const stop = async () => {
     await app.close();
-    await disconnect(connection);
+    await engine.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);
@@ -142,78 +149,78 @@ async function run(argv: string[]): Promise<void> {
   }
   const config = loadConfig();
   if (command === 'serve') return serve(config, values.demo ?? false);
-  const connection = await open(config);
+  const engine = await open(config);
   try {
     switch (command) {
       case 'migrate':
-        say(`Schema of ${connection.location} is up to date.`);
+        say(`Schema of ${engine.location} is up to date.`);
         return;
       case 'import': {
         if (!dir) throw new UsageError('import needs a dataset directory');
         if (values['keep-users'] && !values.replace) throw new UsageError('--keep-users goes with --replace');
-        const counts = await importRecords(connection, readDataset(dir), { replace: values.replace, keepUsers: values['keep-users'], progress });
+        const counts = await importRecords(engine, readDataset(dir), { replace: values.replace, keepUsers: values['keep-users'], progress });
         say(`Imported ${dir}: ${summary(counts)}`);
         return;
       }
       case 'export': {
         if (!dir) throw new UsageError('export needs a directory');
-        say(`Exported to ${dir}: ${summary(await exportDataset(connection, dir, config.timeZone))}`);
+        say(`Exported to ${dir}: ${summary(await exportDataset(engine, dir, config.timeZone))}`);
         return;
       }
       case 'demo':
-        return await demo(connection, config, dir, values);
+        return await demo(engine, config, dir, values);
       case 'user':
-        return await userCommand(connection, dir, values);
+        return await userCommand(engine, dir, values);
       case 'token':
-        return await tokenCommand(connection, dir, positionals[2], values.email);
+        return await tokenCommand(engine, dir, positionals[2], values.email);
       default:
         throw new UsageError(`unknown command '${command}'`);
     }
   } finally {
-    await disconnect(connection);
+    await engine.close();
   }
 }
 
-async function userCommand(connection: Connection, action: string | undefined, values: Record<string, string | boolean | undefined>): Promise<void> {
+async function userCommand(engine: Engine, action: string | undefined, values: Record<string, string | boolean | undefined>): Promise<void> {
   if (action !== 'create') throw new UsageError(`unknown user command '${action ?? ''}'`);
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : '');
   if (!text('email')) throw new UsageError('user create needs --email');
   const organisation = values.org === undefined ? undefined : number(text('org'), 'org', 0);
-  const id = await createUser(connection, {
+  const id = await createUser(engine, {
     email: text('email'), firstName: text('first-name'), lastName: text('last-name'),
     organisation, role: values.role === undefined ? undefined : text('role'), admin: values.admin === true,
   });
   say(`Created user ${id} (${text('email')})${values.admin ? ', an administrator' : ''}${organisation === undefined ? '' : `, ${text('role') || 'Users'} at organisation ${organisation}`}.`);
 }
 
-async function tokenCommand(connection: Connection, action: string | undefined, key: string | undefined, email: string | undefined): Promise<void> {
+async function tokenCommand(engine: Engine, action: string | undefined, key: string | undefined, email: string | undefined): Promise<void> {
   if (action === 'create') {
     if (!email) throw new UsageError('token create needs --email');
-    process.stdout.write(`${await createToken(connection, email)}\n`);
+    process.stdout.write(`${await createToken(engine, email)}\n`);
     say('This key is shown once: keep it (only its hash is stored).');
     return;
   }
   if (action === 'revoke') {
-    say(`Revoked ${await revokeTokens(connection, { key, email })} key(s).`);
+    say(`Revoked ${await revokeTokens(engine, { key, email })} key(s).`);
     return;
   }
   throw new UsageError(`unknown token command '${action ?? ''}'`);
 }
 
-async function demo(connection: Connection, config: Config, dir: string | undefined, values: { scale?: string; seed?: string; load?: boolean; replace?: boolean }): Promise<void> {
+async function demo(engine: Engine, config: Config, dir: string | undefined, values: { scale?: string; seed?: string; load?: boolean; replace?: boolean }): Promise<void> {
   const scale = number(values.scale, 'scale', 1);
   const seed = number(values.seed, 'seed', 1);
-  if (values.load) return loadDemo(connection, scale, seed, values.replace ?? false);
+  if (values.load) return loadDemo(engine, scale, seed, values.replace ?? false);
   // Files are written through a scratch database, so they hold exactly what an export gives.
   const scratchDir = mkdtempSync(join(tmpdir(), 'rsr-demo-'));
-  const scratch = connect(`sqlite:${join(scratchDir, 'demo.sqlite')}`);
+  const scratch = openEngine(`sqlite:${join(scratchDir, 'demo.sqlite')}`);
   try {
     await migrate(scratch);
     await loadDemo(scratch, scale, seed, false);
     const target = dir ?? './data/demo';
     say(`Wrote ${target}: ${summary(await exportDataset(scratch, target, config.timeZone))}`);
   } finally {
-    await disconnect(scratch);
+    await scratch.close();
     rmSync(scratchDir, { recursive: true, force: true });
   }
 }
@@ -221,11 +228,9 @@ async function demo(connection: Connection, config: Config, dir: string | undefi
 run(process.argv.slice(2)).catch((error: unknown) => {
   // Our own refusals and node:util's parseArgs errors are a user's mistake: the message alone.
   const argumentError = error instanceof Error && String((error as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
-  if (error instanceof ImportError || error instanceof UsageError || error instanceof UserError || argumentError) {
+  if (error instanceof ImportError || error instanceof UsageError || error instanceof UserError || error instanceof Unavailable || argumentError) {
     say(`rsr-api: ${error.message}`);
     if (error instanceof UsageError) say(USAGE);
-  } else if (isDatabaseUnavailable(error)) {
-    say(`rsr-api: the database is unavailable (${(error as Error).message})`);
   } else {
     say(`rsr-api: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   }

@@ -16,7 +16,7 @@ for (const store of testStores()) {
     const server = useServer(store);
     let key = '';
     before(async () => {
-      key = await createToken(server.connection, 'ana@example.org');
+      key = await createToken(server.engine, 'ana@example.org');
     });
 
     const assertDetail = (answer: Answer, status: number, detail: string) => {

@@ -76,7 +76,7 @@ for (const store of testStores()) {
     const keys = new Map<string, string | null>([['anonymous', null]]);
     let serial = 0;
     before(async () => {
-      for (const user of MATRIX_USERS) keys.set(user.role, await createToken(server.connection, user.email));
+      for (const user of MATRIX_USERS) keys.set(user.role, await createToken(server.engine, user.email));
     });
 
     const call = (role: string, method: string, path: string, body?: Json): Promise<Answer> => {
@@ -128,7 +128,7 @@ for (const store of testStores()) {
       const author = MATRIX_USERS.findIndex((user) => user.role === (role === 'anonymous' ? 'administrator' : role)) + 1;
       const stamp = '2024-06-01T10:00:00.000000Z';
       const record = { data: project, user: author, comment: `By ${role}`, created_at: stamp, last_modified_at: stamp };
-      return changeData(server.connection, (trx) => insertRecord(server.connection, trx, comments, record));
+      return changeData(server.engine, (trx) => insertRecord(server.engine, trx, comments, record));
     }
 
     for (const row of rows) {

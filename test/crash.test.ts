@@ -13,7 +13,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { storedFields } from '../src/resources/define.ts';
 import { TABLES } from '../src/resources/index.ts';
-import { connect, disconnect, type Connection } from '../src/store/connect.ts';
+import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { readDataset } from '../src/store/dataset-files.ts';
 import { importRecords, type DatasetSource } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
@@ -36,12 +36,12 @@ function entangled(): DatasetSource[] {
 }
 
 /** References that point nowhere, table by table (none in a consistent database). */
-async function danglingReferences(connection: Connection): Promise<string[]> {
+async function danglingReferences(engine: Engine): Promise<string[]> {
   const found: string[] = [];
   for (const entity of TABLES) {
     for (const [name, field] of storedFields(entity)) {
       if (!field.references || name === 'id') continue;
-      const { rows } = await sql<{ count: number | string }>`select count(*) as count from ${sql.table(entity.table)} as t where t.${sql.ref(name)} is not null and not exists (select 1 from ${sql.table(field.references)} as r where r.id = t.${sql.ref(name)})`.execute(connection.db);
+      const { rows } = await sql<{ count: number | string }>`select count(*) as count from ${sql.table(entity.table)} as t where t.${sql.ref(name)} is not null and not exists (select 1 from ${sql.table(field.references)} as r where r.id = t.${sql.ref(name)})`.execute(engine.db);
       if (Number(rows[0].count) > 0) found.push(`${entity.table}.${name}: ${rows[0].count}`);
     }
   }
@@ -49,16 +49,16 @@ async function danglingReferences(connection: Connection): Promise<string[]> {
 }
 
 /** Row counts of every table and a hash of all their rows. */
-async function snapshot(connection: Connection): Promise<{ counts: Record<string, number>; hash: string }> {
-  const tables = await Promise.all(TABLES.map((entity) => connection.db.selectFrom(entity.table).selectAll().orderBy('id').execute()));
+async function snapshot(engine: Engine): Promise<{ counts: Record<string, number>; hash: string }> {
+  const tables = await Promise.all(TABLES.map((entity) => engine.db.selectFrom(entity.table).selectAll().orderBy('id').execute()));
   return {
     counts: Object.fromEntries(TABLES.map((entity, index) => [entity.table, tables[index].length])),
     hash: createHash('sha256').update(JSON.stringify(tables)).digest('hex'),
   };
 }
 
-async function organisationState(connection: Connection, id: number): Promise<string> {
-  const count = async (table: string, column: string) => (await connection.db.selectFrom(table).select('id').where(column, '=', id).execute()).length;
+async function organisationState(engine: Engine, id: number): Promise<string> {
+  const count = async (table: string, column: string) => (await engine.db.selectFrom(table).select('id').where(column, '=', id).execute()).length;
   const parts = [await count('organisation', 'id'), await count('organisation_location', 'location_target'), await count('employment', 'organisation'), await count('partnership', 'organisation'), await count('transaction', 'provider_organisation')];
   if (parts.join() === '1,2,1,2,1') return 'present';
   if (parts.join() === '0,0,0,0,0') return 'absent';
@@ -70,11 +70,11 @@ for (const store of testStores()) {
     test('SIGKILL during a burst of writes: acknowledged writes are whole, the rest whole or absent', async () => {
       const database = await store.create();
       try {
-        const setup = connect(database.url);
+        const setup = openEngine(database.url);
         await migrate(setup);
         await importRecords(setup, [...readDataset(FIXTURE), ...entangled()]);
         const key = await createToken(setup, 'ana@example.org');
-        await disconnect(setup);
+        await setup.close();
 
         const server = await startCliServer([], { DATABASE_URL: database.url });
         const headers = { authorization: `Token ${key}`, 'content-type': 'application/json' };
@@ -103,7 +103,7 @@ for (const store of testStores()) {
         await Promise.all(lanes);
         assert.ok(acknowledged.deleted.size > 0 && acknowledged.deleted.size < ORGANISATIONS, `deleted ${acknowledged.deleted.size}`);
 
-        const after = connect(database.url);
+        const after = openEngine(database.url);
         try {
           assert.deepEqual(await danglingReferences(after), []);
           if (store.name === 'sqlite') assert.deepEqual((await sql<{ integrity_check: string }>`pragma integrity_check`.execute(after.db)).rows, [{ integrity_check: 'ok' }]);
@@ -119,7 +119,7 @@ for (const store of testStores()) {
             assert.deepEqual([row.project, row.url], [1, `https://example.org/crash/${lane}/${step}`], 'a written link holds every field');
           }
         } finally {
-          await disconnect(after);
+          await after.close();
         }
         const again = await startCliServer([], { DATABASE_URL: database.url });
         try {
@@ -139,18 +139,18 @@ for (const store of testStores()) {
       assert.equal(demo.code, 0, demo.stderr);
       const database = await store.create();
       try {
-        const setup = connect(database.url);
+        const setup = openEngine(database.url);
         await migrate(setup);
         await importRecords(setup, readDataset(FIXTURE));
         const before = await snapshot(setup);
-        await disconnect(setup);
+        await setup.close();
         // The replacement's own result, for comparison: the same files imported on their own.
         const reference = await store.create();
-        const full = connect(reference.url);
+        const full = openEngine(reference.url);
         await migrate(full);
         await importRecords(full, readDataset(dataset), { replace: true });
         const replaced = await snapshot(full);
-        await disconnect(full);
+        await full.close();
         await reference.drop();
 
         const outcomes: string[] = [];
@@ -158,7 +158,7 @@ for (const store of testStores()) {
           const importing = spawnCli(['import', dataset, '--replace'], { DATABASE_URL: database.url });
           await new Promise((resolve) => setTimeout(resolve, delay));
           const code = await importing.kill();
-          const check = connect(database.url);
+          const check = openEngine(database.url);
           try {
             const now = await snapshot(check);
             assert.deepEqual(await danglingReferences(check), []);
@@ -170,7 +170,7 @@ for (const store of testStores()) {
               await importRecords(check, readDataset(FIXTURE), { replace: true });
             }
           } finally {
-            await disconnect(check);
+            await check.close();
           }
         }
         assert.ok(outcomes.some((outcome) => outcome.endsWith('as before')), outcomes.join('; '));

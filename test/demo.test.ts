@@ -97,7 +97,7 @@ for (const store of testStores()) {
         ['indicator_period_data_comment', '-id', 'data', 'limit=30&page=100'], ['disaggregation_target', 'id', 'value', 'limit=100&page=250'],
       ];
       // Every case is at least SEEK_STEP (1000) records deep: each one notes or uses marks.
-      const seeks = server.connection.seeks;
+      const seeks = server.reader.marks;
       let marked = 0;
       const get = seeks.get.bind(seeks);
       seeks.get = (...args) => ((marked += 1), get(...args));

@@ -56,7 +56,7 @@ for (const store of testStores()) {
     });
 
     test('text with line breaks of every kind, commas and quotes survives CSV and XML', async () => {
-      const key = await createToken(server.connection, 'ana@example.org');
+      const key = await createToken(server.engine, 'ana@example.org');
       const description = 'Line one\nline two\rline three\r\nline "four", with commas';
       const created = await request(server.base, '/rest/v1/organisation/', {
         method: 'POST',

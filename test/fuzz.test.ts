@@ -29,8 +29,8 @@ async function check<T>(property: fc.IAsyncPropertyWithHooks<T>): Promise<void> 
 
 /** Everything the database holds, as one hash: a refused write must leave it as it was. */
 async function fingerprint(server: TestServer): Promise<string> {
-  const { db, dialect } = server.connection;
-  if (dialect.name === 'postgres') {
+  const { db, name } = server.engine;
+  if (name === 'postgres') {
     // One round trip: every row of every table, hashed by the server.
     const tables = TABLES.map((entity) => sql`(select coalesce(md5(string_agg(t::text, '|' order by t.id)), '-') from ${sql.table(entity.table)} as t)`);
     const { rows } = await sql<{ hash: string }>`select md5(${sql.join(tables, sql` || `)}) as hash`.execute(db);
@@ -42,12 +42,12 @@ async function fingerprint(server: TestServer): Promise<string> {
 
 /** Keys of an administrator and of each role at organisation 1 (partner of project 1), and of a user without one. */
 async function roleKeys(server: TestServer): Promise<string[]> {
-  const keys = [await createToken(server.connection, 'ana@example.org'), await createToken(server.connection, 'bo@example.org')];
+  const keys = [await createToken(server.engine, 'ana@example.org'), await createToken(server.engine, 'bo@example.org')];
   const roles = ['Admins', 'M&E Managers', 'Project Editors', 'User Managers', 'Enumerators', 'Users', null];
   for (const [index, role] of roles.entries()) {
     const email = `fuzz${index}@example.org`;
-    await createUser(server.connection, { email, firstName: 'Fuzz', lastName: String(index), ...(role ? { organisation: 1, role } : {}) });
-    keys.push(await createToken(server.connection, email));
+    await createUser(server.engine, { email, firstName: 'Fuzz', lastName: String(index), ...(role ? { organisation: 1, role } : {}) });
+    keys.push(await createToken(server.engine, email));
   }
   return keys;
 }

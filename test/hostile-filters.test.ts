@@ -18,10 +18,10 @@ for (const store of testStores()) {
     /** admin: an administrator; bob: a plain user of organisation 2, the private program's partner; eve: signed in, no organisation. */
     const keys: Record<string, string> = {};
     before(async () => {
-      keys.admin = await createToken(server.connection, 'admin@example.org');
-      keys.bob = await createToken(server.connection, 'bob@partner.org');
-      await createUser(server.connection, { email: 'eve@example.org', firstName: 'Eve', lastName: 'Outsider' });
-      keys.eve = await createToken(server.connection, 'eve@example.org');
+      keys.admin = await createToken(server.engine, 'admin@example.org');
+      keys.bob = await createToken(server.engine, 'bob@partner.org');
+      await createUser(server.engine, { email: 'eve@example.org', firstName: 'Eve', lastName: 'Outsider' });
+      keys.eve = await createToken(server.engine, 'eve@example.org');
     });
 
     const get = (path: string, who?: string): Promise<Answer> =>

@@ -246,7 +246,7 @@ for (const store of testStores()) {
     });
 
     test('ALLOWED_HOSTS: links are built only for hosts the operator names; any other Host is 400', async () => {
-      const app = buildApp({ connection: server.connection, timeZone: 'Europe/Stockholm', allowedHosts: ['api.example.org', '.example.net'] });
+      const app = buildApp({ engine: server.engine, timeZone: 'Europe/Stockholm', allowedHosts: ['api.example.org', '.example.net'] });
       await app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
       try {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TABLES } from '../src/resources/index.ts';
-import { connect, disconnect, type Connection } from '../src/store/connect.ts';
+import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { exportDataset, readDataset } from '../src/store/dataset-files.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
@@ -31,10 +31,10 @@ function brokenFixture(file: string, edit: (records: Row[]) => unknown): string 
   return dir;
 }
 
-async function tableCounts(connection: Connection): Promise<Record<string, number>> {
+async function tableCounts(engine: Engine): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const entity of TABLES) {
-    const row = await connection.db.selectFrom(entity.table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await engine.db.selectFrom(entity.table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
     counts[entity.table] = Number(row.n);
   }
   return counts;
@@ -66,31 +66,31 @@ const BROKEN: [string, string, (records: Row[]) => unknown, string][] = [
 
 for (const store of testStores()) {
   describe(`import and export (${store.name})`, () => {
-    let connection: Connection;
+    let engine: Engine;
     let drop: () => Promise<void>;
     before(async () => {
       const database = await store.create();
       drop = database.drop;
-      connection = connect(database.url);
-      await migrate(connection);
+      engine = openEngine(database.url);
+      await migrate(engine);
     });
     after(async () => {
-      await disconnect(connection);
+      await engine.close();
       await drop();
     });
 
     for (const [name, file, edit, message] of BROKEN) {
       test(`rejects ${name}, naming it exactly, and imports nothing`, async () => {
-        const before = await tableCounts(connection);
-        await assert.rejects(importRecords(connection, readDataset(brokenFixture(file, edit))), { message });
-        assert.deepEqual(await tableCounts(connection), before);
+        const before = await tableCounts(engine);
+        await assert.rejects(importRecords(engine, readDataset(brokenFixture(file, edit))), { message });
+        assert.deepEqual(await tableCounts(engine), before);
       });
     }
 
     test('migrate is idempotent: a second run applies nothing and changes nothing', async () => {
-      const before = await tableCounts(connection);
-      assert.deepEqual(await migrate(connection), []);
-      assert.deepEqual(await tableCounts(connection), before);
+      const before = await tableCounts(engine);
+      assert.deepEqual(await migrate(engine), []);
+      assert.deepEqual(await tableCounts(engine), before);
     });
 
     test('rejects a file that is not part of the format', async () => {
@@ -100,37 +100,37 @@ for (const store of testStores()) {
     });
 
     test('import then export gives back the same files, byte for byte', async () => {
-      await importRecords(connection, readDataset(FIXTURE), { replace: true });
+      await importRecords(engine, readDataset(FIXTURE), { replace: true });
       const out = scratch();
-      await exportDataset(connection, out, 'Europe/Stockholm');
+      await exportDataset(engine, out, 'Europe/Stockholm');
       for (const file of readdirSync(FIXTURE)) {
         assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(FIXTURE, file), 'utf8'), file);
       }
     });
 
     test('a second import of the same data clashes unless --replace', async () => {
-      await importRecords(connection, readDataset(FIXTURE), { replace: true });
-      const before = await tableCounts(connection);
-      await assert.rejects(importRecords(connection, readDataset(FIXTURE)), {
+      await importRecords(engine, readDataset(FIXTURE), { replace: true });
+      const before = await tableCounts(engine);
+      await assert.rejects(importRecords(engine, readDataset(FIXTURE)), {
         message: 'organisation.json[0] (id 1): id is already used, by an earlier record or in the database (import with --replace to replace its data)',
       });
-      assert.deepEqual(await tableCounts(connection), before);
-      await importRecords(connection, readDataset(FIXTURE), { replace: true });
-      assert.deepEqual(await tableCounts(connection), before);
+      assert.deepEqual(await tableCounts(engine), before);
+      await importRecords(engine, readDataset(FIXTURE), { replace: true });
+      assert.deepEqual(await tableCounts(engine), before);
     });
 
     test('an import adds to what is there: references may point to stored records', async () => {
-      await importRecords(connection, readDataset(FIXTURE), { replace: true });
+      await importRecords(engine, readDataset(FIXTURE), { replace: true });
       const dir = scratch();
       writeFileSync(join(dir, 'link.json'), JSON.stringify([{ id: 50, project: 2, kind: 'E', url: 'https://example.org/', caption: 'Added' }]));
-      const counts = await importRecords(connection, readDataset(dir));
+      const counts = await importRecords(engine, readDataset(dir));
       assert.deepEqual([...counts], [['link', 1]]);
-      assert.equal((await tableCounts(connection)).link, 3);
+      assert.equal((await tableCounts(engine)).link, 3);
     });
 
     test("a dataset's own version of a built-in report definition is no clash; one changed in the database is", async () => {
       const fresh = await store.create();
-      const database = connect(fresh.url);
+      const database = openEngine(fresh.url);
       try {
         await migrate(database);
         const dir = brokenFixture('reports', (records) => records.map((report) => (report.id === 1 ? { ...report, title: 'Results, as the dataset has them' } : report)));
@@ -146,7 +146,7 @@ for (const store of testStores()) {
           message: 'reports.json[0] (id 1): id is already used, by a different report in the database (import with --replace to replace it)',
         });
       } finally {
-        await disconnect(database);
+        await database.close();
         await fresh.drop();
       }
     });
@@ -159,12 +159,12 @@ for (const store of testStores()) {
       at(comments, 1).created_at = '2024-01-15T09:30:00.123456Z';
       at(comments, 4).created_at = '2024-07-01T01:00:00-05:00';
       writeFileSync(path, JSON.stringify(comments));
-      await importRecords(connection, readDataset(dir), { replace: true });
+      await importRecords(engine, readDataset(dir), { replace: true });
       const out = scratch();
-      await exportDataset(connection, out, 'Europe/Stockholm');
+      await exportDataset(engine, out, 'Europe/Stockholm');
       assert.equal(readFileSync(join(out, 'indicator_period_data_comment.json'), 'utf8'), readFileSync(join(FIXTURE, 'indicator_period_data_comment.json'), 'utf8'));
       const utc = scratch();
-      await exportDataset(connection, utc, 'UTC');
+      await exportDataset(engine, utc, 'UTC');
       const rendered = JSON.parse(readFileSync(join(utc, 'indicator_period_data_comment.json'), 'utf8')) as Row[];
       assert.deepEqual(rendered.map((comment) => comment.created_at), ['2024-01-15T09:30:00.123456Z', '2024-03-31T00:59:59Z', null, '2024-07-01T06:00:00Z']);
     });

@@ -9,26 +9,26 @@ import { CompiledQuery, sql } from 'kysely';
 import { parseListQuery } from '../src/query/list-query.ts';
 import { ANONYMOUS, storedFields, type Resource } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/index.ts';
-import { countQuery, pageQuery } from '../src/store/read.ts';
-import type { Connection } from '../src/store/connect.ts';
+import { countQuery, pageQuery } from '../src/store/list-sql.ts';
+import type { Engine } from '../src/store/engine/index.ts';
 import { testStores, useServer } from './support/server.ts';
 
 const indexed = (kind: 'filter' | 'order') =>
   RESOURCES.flatMap((resource) => storedFields(resource).filter(([, field]) => field.index === kind).map(([name]) => ({ resource, name })));
 
 /** The plan of the first page (or the count) that `query` asks for, as one line per step. */
-async function plan(connection: Connection, resource: Resource, query: string, part: 'page' | 'count'): Promise<string> {
+async function plan(engine: Engine, resource: Resource, query: string, part: 'page' | 'count'): Promise<string> {
   const list = parseListQuery(resource, [...new URLSearchParams(query)], ANONYMOUS);
   const built = part === 'page'
-    ? await pageQuery(connection, resource, ANONYMOUS, { order: list.order, pinned: list.pinned, limit: 20, offset: 0 }, list.filters)
-    : await countQuery(connection, resource, ANONYMOUS, list.filters);
+    ? await pageQuery(engine, resource, ANONYMOUS, { order: list.order, pinned: list.pinned, limit: 20, offset: 0 }, list.filters)
+    : await countQuery(engine, resource, ANONYMOUS, list.filters);
   const compiled = built.compile();
-  if (connection.sqlite) {
-    const steps = connection.sqlite.prepare(`explain query plan ${compiled.sql}`).all(...[...compiled.parameters]) as { detail: string }[];
+  if (engine.name === 'sqlite') {
+    const steps = await engine.run(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
     return steps.map((step) => step.detail).join('\n');
   }
   // The fixture's tables are tiny, where a sort is cheapest: forbid it, then see whether it was needed.
-  return connection.db.connection().execute(async (db) => {
+  return engine.db.connection().execute(async (db) => {
     await sql`set enable_sort = off`.execute(db);
     await sql`set enable_seqscan = off`.execute(db);
     try {
@@ -52,7 +52,7 @@ for (const store of testStores()) {
     for (const { resource, name } of indexed('order')) {
       for (const ordering of [name, `-${name}`]) {
         test(`${resource.name}?ordering=${ordering} is read in order from an index`, async () => {
-          const steps = await plan(server.connection, resource, `ordering=${ordering}`, 'page');
+          const steps = await plan(server.engine, resource, `ordering=${ordering}`, 'page');
           assert.doesNotMatch(steps, /TEMP B-TREE|Sort/, steps);
           assert.match(steps, new RegExp(`(INDEX|Index Scan using) ${resource.table}_${name}(_sortkey)?_`), steps);
         });
@@ -61,7 +61,7 @@ for (const store of testStores()) {
 
     for (const { resource, name } of indexed('filter')) {
       test(`${resource.name}?${name}= is counted from an index`, async () => {
-        const steps = await plan(server.connection, resource, `${name}=1`, 'count');
+        const steps = await plan(server.engine, resource, `${name}=1`, 'count');
         assert.match(steps, new RegExp(`(INDEX|Index.* (using|on)) ${resource.table}_${name}_idx`), steps);
       });
     }

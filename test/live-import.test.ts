@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { connect, disconnect } from '../src/store/connect.ts';
+import { openEngine } from '../src/store/engine/index.ts';
 import { readDataset } from '../src/store/dataset-files.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
@@ -33,12 +33,12 @@ for (const store of testStores()) {
       const expected = (JSON.parse(readFileSync(join(replacement, 'budget_item.json'), 'utf8')) as unknown[]).length;
       const database = await store.create();
       try {
-        const setup = connect(database.url);
+        const setup = openEngine(database.url);
         await migrate(setup);
         await importRecords(setup, readDataset(before));
         await createUser(setup, { email: 'operator@example.org', firstName: 'Op', lastName: 'Erator', admin: true });
         const key = await createToken(setup, 'operator@example.org');
-        await disconnect(setup);
+        await setup.close();
         const server = await startCliServer([], { DATABASE_URL: database.url });
         try {
           const reads: number[] = [];

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../src/http/app.ts';
-import { connect, disconnect } from '../src/store/connect.ts';
+import { openEngine } from '../src/store/engine/index.ts';
 import { readDataset } from '../src/store/dataset-files.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
@@ -92,11 +92,11 @@ describe('postgres: outages under load', { skip: !postgres }, () => {
   before(async () => {
     ({ url, drop } = await postgres!.create());
     name = new URL(url).pathname.slice(1);
-    const setup = connect(url);
+    const setup = openEngine(url);
     await migrate(setup);
     await importRecords(setup, readDataset(FIXTURE));
     key = await createToken(setup, 'ana@example.org');
-    await disconnect(setup);
+    await setup.close();
     server = await startCliServer([], { DATABASE_URL: url });
   });
   after(async () => {
@@ -128,12 +128,12 @@ describe('postgres: outages under load', { skip: !postgres }, () => {
 describe('postgres: slow and missing databases', { skip: !postgres }, () => {
   test("a query past the client's read timeout is 503, and the next one is answered", async () => {
     const { url, drop } = await postgres!.create();
-    const setup = connect(url);
+    const setup = openEngine(url);
     await migrate(setup);
     await importRecords(setup, readDataset(FIXTURE));
-    await disconnect(setup);
-    const connection = connect(url, { queryTimeoutMs: 300 });
-    const app = buildApp({ connection, timeZone: 'Europe/Stockholm' });
+    await setup.close();
+    const engine = openEngine(url, { queryTimeoutMs: 300 });
+    const app = buildApp({ engine, timeZone: 'Europe/Stockholm' });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     const locker = new pg.Client({ connectionString: url });
@@ -150,7 +150,7 @@ describe('postgres: slow and missing databases', { skip: !postgres }, () => {
     } finally {
       await locker.end();
       await app.close();
-      await disconnect(connection);
+      await engine.close();
       await drop();
     }
   });

@@ -11,12 +11,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../src/http/app.ts';
-import { connect, disconnect } from '../src/store/connect.ts';
+import { openEngine } from '../src/store/engine/index.ts';
 import { readDataset } from '../src/store/dataset-files.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate, schemaGate } from '../src/store/migrations.ts';
-import { saveRecord } from '../src/store/writes.ts';
-import { dataVersionNow } from '../src/store/data-version.ts';
+import { saveRecord } from '../src/store/save.ts';
 import keyword from '../src/resources/keyword.ts';
 import { SERVICE } from '../src/resources/define.ts';
 import { runCli, startCliServer, type RunningServer } from './support/cli.ts';
@@ -85,11 +84,10 @@ describe('postgres: changes made by another instance', { skip: !postgres }, () =
   }
 
   test('are heard by notification: cached answers are never kept past them', async () => {
-    const other = connect(server.url);
+    const other = openEngine(server.url);
     try {
       assert.equal(await count(), 3);
-      await within(5000, async () => (await count()) === 3 && server.connection.watch?.isListening === true);
-      assert.notEqual(dataVersionNow(server.connection), undefined, 'the version is held in memory');
+      await within(5000, async () => (await count()) === 3 && server.engine.versionNow() !== undefined);
       assert.equal(await count(), 3);
       await saveRecord(other, keyword, SERVICE, 'create', null, { label: 'Fisheries' });
       await within(1000, async () => (await count()) === 4);
@@ -100,16 +98,16 @@ describe('postgres: changes made by another instance', { skip: !postgres }, () =
       await admin.connect();
       await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'listen %'`);
       await admin.end();
-      await within(2000, () => server.connection.watch?.isListening === false);
+      await within(2000, () => server.engine.versionNow() === undefined);
       await saveRecord(other, keyword, SERVICE, 'create', null, { label: 'Forestry' });
       assert.equal(await count(), 5);
 
       // It listens again by itself, and hears the next change.
-      await within(5000, async () => (await count()) === 5 && server.connection.watch?.isListening === true);
+      await within(5000, async () => (await count()) === 5 && server.engine.versionNow() !== undefined);
       await saveRecord(other, keyword, SERVICE, 'create', null, { label: 'Fishing rights' });
       await within(1000, async () => (await count()) === 6);
     } finally {
-      await disconnect(other);
+      await other.close();
     }
   });
 });
@@ -124,7 +122,7 @@ describe('postgres: losing the database', { skip: !postgres }, () => {
   test('connections killed under load: every answer is 200 or 503, then all 200 again', async () => {
     const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
     await admin.connect();
-    const [{ name: database }] = await server.connection.db.selectNoFrom((eb) => eb.fn<string>('current_database').as('name')).execute();
+    const [{ name: database }] = await server.engine.db.selectNoFrom((eb) => eb.fn<string>('current_database').as('name')).execute();
     let killing = true;
     const killer = (async () => {
       let kills = 0;
@@ -154,17 +152,17 @@ describe('postgres: losing the database', { skip: !postgres }, () => {
 
   test('a service started before its database answers 503 at once, then recovers by itself', async () => {
     const { url, drop } = await (postgres ?? testStores()[0]).create();
-    const prepared = connect(url);
+    const prepared = openEngine(url);
     await migrate(prepared);
     await importRecords(prepared, readDataset(FIXTURE));
-    await disconnect(prepared);
+    await prepared.close();
 
     const port = await freePort();
     const target = new URL(url);
     const viaProxy = new URL(url);
     viaProxy.port = String(port);
-    const connection = connect(viaProxy.toString());
-    const app = buildApp({ connection, schemaReady: schemaGate(connection), timeZone: 'Europe/Stockholm' });
+    const engine = openEngine(viaProxy.toString());
+    const app = buildApp({ engine, schemaReady: schemaGate(engine), timeZone: 'Europe/Stockholm' });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as net.AddressInfo).port}`;
     try {
@@ -188,7 +186,7 @@ describe('postgres: losing the database', { skip: !postgres }, () => {
         assert.equal(up.body.count, 3);
       } finally {
         await app.close();
-        await disconnect(connection);
+        await engine.close();
         relay.close();
       }
     } finally {

@@ -18,18 +18,18 @@ for (const store of testStores()) {
 
     before(async () => {
       server = await startServer(store);
-      const { connection } = server;
-      keys.admin = await createToken(connection, 'ana@example.org');
-      keys.bo = await createToken(connection, 'bo@example.org');
-      await createUser(connection, { email: 'eve@example.org', firstName: 'Eve', lastName: 'Editor', organisation: 1, role: 'Project Editors' });
-      keys.eve = await createToken(connection, 'eve@example.org');
-      await createUser(connection, { email: 'enum@example.org', firstName: 'Enu', lastName: 'Merator', organisation: 1, role: 'Enumerators' });
-      keys.enum = await createToken(connection, 'enum@example.org');
-      await createUser(connection, { email: 'pat@example.org', firstName: 'Pat', lastName: 'User', organisation: 1, role: 'Users' });
-      keys.pat = await createToken(connection, 'pat@example.org');
-      const gone = await createUser(connection, { email: 'gone@example.org', firstName: 'Gone', lastName: 'Away' });
-      keys.gone = await createToken(connection, 'gone@example.org');
-      await connection.db.updateTable('user').set({ is_active: connection.dialect.name === 'sqlite' ? 0 : false }).where('id', '=', gone).execute();
+      const { engine } = server;
+      keys.admin = await createToken(engine, 'ana@example.org');
+      keys.bo = await createToken(engine, 'bo@example.org');
+      await createUser(engine, { email: 'eve@example.org', firstName: 'Eve', lastName: 'Editor', organisation: 1, role: 'Project Editors' });
+      keys.eve = await createToken(engine, 'eve@example.org');
+      await createUser(engine, { email: 'enum@example.org', firstName: 'Enu', lastName: 'Merator', organisation: 1, role: 'Enumerators' });
+      keys.enum = await createToken(engine, 'enum@example.org');
+      await createUser(engine, { email: 'pat@example.org', firstName: 'Pat', lastName: 'User', organisation: 1, role: 'Users' });
+      keys.pat = await createToken(engine, 'pat@example.org');
+      const gone = await createUser(engine, { email: 'gone@example.org', firstName: 'Gone', lastName: 'Away' });
+      keys.gone = await createToken(engine, 'gone@example.org');
+      await engine.db.updateTable('user').set({ is_active: engine.name === 'sqlite' ? 0 : false }).where('id', '=', gone).execute();
     });
     after(() => server.close());
 

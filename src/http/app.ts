@@ -5,7 +5,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { RESOURCES } from '../resources/index.ts';
-import { isDatabaseUnavailable, type Connection } from '../store/connect.ts';
+import type { Engine } from '../store/engine/index.ts';
+import { Reader } from '../store/reader.ts';
 import { registerAuthentication } from './auth.ts';
 import { ApiError, clientError, databaseUnavailable, invalidHost, notFound, unsupportedMediaType } from './errors.ts';
 import { COMPRESS_THRESHOLD, ENCODINGS, ResponseCache } from './response-cache.ts';
@@ -13,7 +14,9 @@ import { registerResource, takesTrailingSlash } from './routes.ts';
 import { origin, redirectWithSlash, splitUrl } from './url.ts';
 
 export interface AppOptions {
-  connection: Connection;
+  engine: Engine;
+  /** The reader answers are read through (its caches with it); one of the engine's own by default. */
+  reader?: Reader;
   /** Resolves once the schema is current; requests wait for it (503 while the database is away). */
   schemaReady?: () => Promise<void>;
   timeZone: string;
@@ -73,12 +76,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
   void app.register(etag);
   void app.register(compress, { global: true, threshold: COMPRESS_THRESHOLD, encodings: [...ENCODINGS] });
   registerBodyParsers(app);
-  registerAuthentication(app, options.connection);
+  registerAuthentication(app, options.engine);
   // Routes load after the plugins above, so that compression sees them declared (its onRoute hook).
-  const responses = new ResponseCache(options.connection);
+  const responses = new ResponseCache(options.engine);
   responses.register(app);
   void app.register(async (api) => {
-    for (const resource of RESOURCES) registerResource(api, resource, { ...options, responses });
+    const reader = options.reader ?? new Reader(options.engine);
+    for (const resource of RESOURCES) registerResource(api, resource, { engine: options.engine, reader, timeZone: options.timeZone, responses });
     api.get('/rest/v1/', async (request) => {
       const names = RESOURCES.map((resource) => resource.name).sort();
       return Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]));
@@ -96,7 +100,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       if (!error.withRouteHeaders) reply.removeHeader('allow');
       return reply.code(error.status).send(error.body);
     }
-    if (isDatabaseUnavailable(error)) {
+    if (options.engine.isUnavailable(error)) {
       const unavailable = databaseUnavailable();
       reply.removeHeader('allow');
       return reply.code(unavailable.status).header('retry-after', '1').send(unavailable.body);

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ANONYMOUS, type Caller } from '../resources/define.ts';
-import type { Connection } from '../store/connect.ts';
+import type { Engine } from '../store/engine/index.ts';
 import { callerForKey } from '../store/users.ts';
 import { ApiError } from './errors.ts';
 
@@ -16,17 +16,17 @@ declare module 'fastify' {
 
 const refuse = (detail: string) => new ApiError(403, { detail });
 
-async function authenticate(connection: Connection, request: FastifyRequest): Promise<Caller> {
+async function authenticate(engine: Engine, request: FastifyRequest): Promise<Caller> {
   const parts = (request.headers.authorization ?? '').split(/\s+/).filter(Boolean);
   if (parts.length === 0 || parts[0].toLowerCase() !== 'token') return ANONYMOUS;
   if (parts.length === 1) throw refuse('Invalid token header. No credentials provided.');
   if (parts.length > 2) throw refuse('Invalid token header. Token string should not contain spaces.');
-  const found = await callerForKey(connection, parts[1]);
+  const found = await callerForKey(engine, parts[1]);
   if ('problem' in found) throw refuse(found.problem === 'inactive' ? 'User inactive or deleted.' : 'Invalid token.');
   return found.caller;
 }
 
-export function registerAuthentication(app: FastifyInstance, connection: Connection): void {
+export function registerAuthentication(app: FastifyInstance, engine: Engine): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', (request, reply, done) => {
     // Most requests carry no key: those are answered without a promise.
@@ -34,7 +34,7 @@ export function registerAuthentication(app: FastifyInstance, connection: Connect
       request.caller = ANONYMOUS;
       return done();
     }
-    authenticate(connection, request).then((caller) => {
+    authenticate(engine, request).then((caller) => {
       request.caller = caller;
       done();
     }, done);

@@ -9,8 +9,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
-import type { Connection } from '../store/connect.ts';
-import { dataVersion, dataVersionNow } from '../store/data-version.ts';
+import type { Engine } from '../store/engine/index.ts';
 import { origin } from './url.ts';
 
 const MAX_ENTRIES = 2000;
@@ -43,10 +42,10 @@ export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
 
-  private readonly connection: Connection;
+  private readonly engine: Engine;
 
-  constructor(connection: Connection) {
-    this.connection = connection;
+  constructor(engine: Engine) {
+    this.engine = engine;
   }
 
   /**
@@ -72,18 +71,18 @@ export class ResponseCache {
       this.entries.set(kept.key, kept);
       let now: number | undefined;
       try {
-        now = dataVersionNow(this.connection);
+        now = this.engine.versionNow();
       } catch (error) {
         return done(error as Error);
       }
       if (now !== undefined) return now === kept.version ? this.answer(request, reply, kept) : done();
-      dataVersion(this.connection).then((version) => (version === kept.version ? this.answer(request, reply, kept) : done()), done);
+      this.engine.version().then((version) => (version === kept.version ? this.answer(request, reply, kept) : done()), done);
     });
   }
 
   /** Answers with the JSON body `make` gives, and remembers it for identical requests at this data version. */
   async send(request: FastifyRequest, reply: FastifyReply, make: () => Promise<unknown>): Promise<FastifyReply> {
-    const version = await dataVersion(this.connection);
+    const version = await this.engine.version();
     const body = Buffer.from(reply.serialize(await make()) as string);
     const etag = `"${createHash('sha1').update(body).digest('base64')}"`;
     const entry: Entry = { key: this.key(request), version, body, compressed: {}, etag, allow: String(reply.getHeader('allow') ?? '') };

@@ -9,8 +9,8 @@ import { renderRecords } from '../resources/render.ts';
 import { FilterError } from '../query/filters.ts';
 import { locatePage, offsetLinks, pageLinks, parseListQuery, parseOffset, type ListQuery } from '../query/list-query.ts';
 import type { QueryPairs } from '../query/params.ts';
-import { countRecords, lookupFor, oneRecord, pageRecords } from '../store/read.ts';
-import type { Connection } from '../store/connect.ts';
+import type { Engine } from '../store/engine/index.ts';
+import type { Reader } from '../store/reader.ts';
 import { ApiError, invalidPage, methodNotAllowed, notFound } from './errors.ts';
 import { chooseFormat, type Format } from './negotiate.ts';
 import { respond } from './renderers.ts';
@@ -27,7 +27,8 @@ const MAX_ID = 2 ** 31 - 1;
 const DETAIL_SEGMENT = /^([^/.]+)(?:\.([a-z0-9]+))?$/;
 
 export interface RouteContext {
-  connection: Connection;
+  engine: Engine;
+  reader: Reader;
   timeZone: string;
   responses: ResponseCache;
 }
@@ -50,8 +51,7 @@ export function listQuery(resource: Resource, pairs: QueryPairs, caller: Caller)
 }
 
 export function registerResource(app: FastifyInstance, resource: Resource, context: RouteContext): void {
-  const { connection, timeZone, responses } = context;
-  const lookup = lookupFor(connection);
+  const { engine, reader, timeZone, responses } = context;
   const listPaths = [`/rest/v1/${resource.name}/`, `/rest/v1/${resource.name}.:format`, `/rest/v1/${resource.name}.:format/`];
   const detailPaths = [`/rest/v1/${resource.name}/:segment/`, `/rest/v1/${resource.name}/:segment`];
 
@@ -70,11 +70,11 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     const query = listQuery(resource, pairs, request.caller);
     if (query.page.kind === 'invalid') throw invalidPage();
     const caller = request.caller;
-    const count = await countRecords(connection, resource, caller, query.filters);
+    const count = await reader.count(resource, caller, query.filters);
     const page = locatePage(query.page, query.limit, count);
     if (!page) throw invalidPage();
-    const rows = await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: page.offset }, query.filters);
-    const results = await renderRecords(resource, rows, lookup, { caller, timeZone });
+    const rows = await reader.page(resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: page.offset }, query.filters);
+    const results = await renderRecords(resource, rows, reader.lookup(caller), { caller, timeZone });
     return respond(reply, format, { count, ...pageLinks(baseUrl(request), pairs, page), results }, { listKey: 'results', filename: resource.name });
   }
 
@@ -92,9 +92,9 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
 
   /** One record as the caller sees it. */
   async function renderOne(id: number, caller: Caller) {
-    const row = await oneRecord(connection, resource, caller, id);
+    const row = await reader.one(resource, caller, id);
     if (!row) throw notFound();
-    const [record] = await renderRecords(resource, [row], lookup, { caller, timeZone });
+    const [record] = await renderRecords(resource, [row], reader.lookup(caller), { caller, timeZone });
     return record;
   }
 
@@ -104,15 +104,15 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
   }
 
   async function create(request: FastifyRequest, reply: FastifyReply) {
-    const id = await save(connection, resource, 'create', null, request);
+    const id = await save(engine, resource, 'create', null, request);
     reply.code(201).header('location', `${origin(request)}/rest/v1/${resource.name}/${id}/`);
     return renderOne(id, request.caller);
   }
 
   async function change(request: FastifyRequest<{ Params: { segment: string } }>, reply: FastifyReply) {
     const { id } = detailTarget(request, reply);
-    if (request.method === 'DELETE') return remove(connection, resource, id, request, reply);
-    await save(connection, resource, request.method === 'PUT' ? 'replace' : 'patch', id, request);
+    if (request.method === 'DELETE') return remove(engine, resource, id, request, reply);
+    await save(engine, resource, request.method === 'PUT' ? 'replace' : 'patch', id, request);
     return renderOne(id, request.caller);
   }
 
@@ -128,11 +128,11 @@ export function registerResource(app: FastifyInstance, resource: Resource, conte
     const query = listQuery(resource, pairs, request.caller);
     const offset = parseOffset(pairs);
     const caller = request.caller;
-    const count = await countRecords(connection, resource, caller, query.filters);
+    const count = await reader.count(resource, caller, query.filters);
     // An offset past the end reads nothing, however large it is.
-    const rows = offset < BigInt(count) ? await pageRecords(connection, resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: Number(offset) }, query.filters) : [];
+    const rows = offset < BigInt(count) ? await reader.page(resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset: Number(offset) }, query.filters) : [];
     const { next, previous } = offsetLinks(baseUrl(request), pairs, offset, query.limit, count);
-    const objects = await renderRecords(resource, rows, lookup, { caller, timeZone });
+    const objects = await renderRecords(resource, rows, reader.lookup(caller), { caller, timeZone });
     const shownOffset = offset <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(offset) : offset;
     return respond(reply, format, { meta: { limit: query.limit, next, offset: shownOffset, previous, total_count: count }, objects }, { listKey: 'objects', filename: resource.name });
   }

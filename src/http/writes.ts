@@ -7,8 +7,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiText } from '../resources/messages.ts';
 import { storedFields, type Resource, type Row } from '../resources/define.ts';
 import { coerceInput, type Problem } from '../resources/validate.ts';
-import { deleteRecord, saveRecord, WriteRefused, type WriteKind } from '../store/writes.ts';
-import type { Connection } from '../store/connect.ts';
+import { deleteRecord, saveRecord, WriteRefused, type WriteKind } from '../store/save.ts';
+import type { Engine } from '../store/engine/index.ts';
 import { ApiError, notAuthenticated, notFound, permissionDenied } from './errors.ts';
 
 const PYTHON_TYPE: Record<string, string> = { string: 'str', number: 'int', boolean: 'bool', object: 'list' };
@@ -45,18 +45,18 @@ export function requireSignedIn(request: FastifyRequest): void {
 const isForm = (request: FastifyRequest) => (request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
 
 /** Saves the body as a new record (id null) or over an existing one; answers with the record. */
-export async function save(connection: Connection, resource: Resource, kind: WriteKind, id: number | null, request: FastifyRequest): Promise<number> {
+export async function save(engine: Engine, resource: Resource, kind: WriteKind, id: number | null, request: FastifyRequest): Promise<number> {
   const input = coerceInput(resource, bodyRecord(request), isForm(request));
   try {
-    return await saveRecord(connection, resource, request.caller, kind, id, input);
+    return await saveRecord(engine, resource, request.caller, kind, id, input);
   } catch (error) {
     throw refusal(resource, error);
   }
 }
 
-export async function remove(connection: Connection, resource: Resource, id: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function remove(engine: Engine, resource: Resource, id: number, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   try {
-    await deleteRecord(connection, resource, request.caller, id);
+    await deleteRecord(engine, resource, request.caller, id);
   } catch (error) {
     throw refusal(resource, error);
   }

@@ -130,6 +130,10 @@ export interface OrderTerm {
 /** Batched reads of related rows for one page: one query per relation, never one per record. */
 export interface Lookup {
   byColumn(table: string, column: string, values: readonly unknown[]): Promise<Row[]>;
+  /** Which of these records (of `table`) the caller may see (store/visibility.ts decides). */
+  visible(table: string, ids: readonly number[]): Promise<Set<number>>;
+  /** Which of these projects the caller may edit: change the records tied to them. */
+  editable(projects: readonly number[]): Promise<Set<number>>;
 }
 
 /** Who may create, change and delete records (http.md, Roles and visibility; resources.md). */

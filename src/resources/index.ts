@@ -70,5 +70,11 @@ export const TABLES: readonly Entity[] = [
 
 export const ENTITY_BY_TABLE: ReadonlyMap<string, Entity> = new Map(TABLES.map((entity) => [entity.table, entity]));
 
+export function entityOf(table: string): Entity {
+  const entity = ENTITY_BY_TABLE.get(table);
+  if (!entity) throw new Error(`No declaration for table ${table}`);
+  return entity;
+}
+
 /** Files a dataset may hold that are not imported: my_projects is computed per caller. */
 export const IGNORED_DATASET_FILES = ['my_projects'];

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { codeName } from '../codelists/index.ts';
 import {
-  bool, constant, date, derived, desc, EDIT_ROLES, id, Nullable, organisationsWithRole, resource, text,
-  type Caller, type Lookup, type Row,
+  bool, constant, date, derived, desc, id, Nullable, resource, text,
+  type Lookup, type Row,
 } from './define.ts';
 
 const REPORTING = 101;
@@ -20,33 +20,31 @@ function groupBy(rows: Row[], key: string): Map<unknown, Row[]> {
 }
 
 /** Everything resources.md lists for my_projects, for one page of projects, in a few queries. */
-async function expand(rows: Row[], lookup: Lookup, caller: Caller): Promise<void> {
+async function expand(rows: Row[], lookup: Lookup): Promise<void> {
   const ids = rows.map((row) => row.id);
   const parentIds = rows.map((row) => row.parent).filter((parent) => parent !== null);
-  const [locations, partnerships, children, parents, programs] = await Promise.all([
+  const [locations, partnerships, children, parents, programs, visibleParents, editable] = await Promise.all([
     lookup.byColumn('project_location', 'project', ids),
-    lookup.byColumn('partnership', 'project', [...ids, ...parentIds]),
+    lookup.byColumn('partnership', 'project', ids),
     lookup.byColumn('project', 'parent', ids),
     lookup.byColumn('project', 'id', parentIds),
     lookup.byColumn('program', 'id', [...ids, ...parentIds]),
+    lookup.visible('project', parentIds),
+    lookup.editable(ids),
   ]);
   const partnersOf = groupBy(partnerships, 'project');
   const organisations = new Map((await lookup.byColumn('organisation', 'id', partnerships.map((row) => row.organisation))).map((row) => [row.id, row]));
   const locationsOf = groupBy(locations, 'project');
   const programIds = new Set(programs.map((program) => program.id));
   const parentsById = new Map(parents.map((parent) => [parent.id, parent]));
-  const editing = new Set(organisationsWithRole(caller, EDIT_ROLES));
-  const partnerOf = (project: number, of: ReadonlySet<number>) => (partnersOf.get(project) ?? []).some((partner) => of.has(partner.organisation));
-  const visible = (project: Row) =>
-    caller.isAdmin || (project.is_public && project.publishing_status === 'published') || partnerOf(project.id, new Set(caller.organisations.keys()));
 
   for (const row of rows) {
     row.$locations = (locationsOf.get(row.id) ?? [])
       .filter((location) => location.country)
       .map((location) => ({ country: codeName('country', location.country), iso_code: location.country.toLowerCase() }));
     const parent = parentsById.get(row.parent);
-    row.$parent = parent && visible(parent) ? { id: parent.id, title: parent.title, is_lead: programIds.has(parent.id) } : null;
-    row.$editable = caller.isAdmin || partnerOf(row.id, editing);
+    row.$parent = parent && visibleParents.has(parent.id) ? { id: parent.id, title: parent.title, is_lead: programIds.has(parent.id) } : null;
+    row.$editable = editable.has(row.id);
     row.$isProgram = programIds.has(row.id);
     const partners = partnersOf.get(row.id) ?? [];
     const primary = organisations.get((partners.find((partner) => partner.iati_organisation_role === REPORTING) ?? partners[0])?.organisation);

@@ -9,9 +9,9 @@ import StreamArray from 'stream-json/streamers/StreamArray.js';
 import { SERVICE } from '../resources/define.ts';
 import { DATASET_FILES, IGNORED_DATASET_FILES, RESOURCE_BY_NAME } from '../resources/index.ts';
 import { renderRecords, renderStored } from '../resources/render.ts';
-import type { Connection } from './connect.ts';
+import type { Engine } from './engine/index.ts';
 import { ImportError, type DatasetSource } from './import.ts';
-import { allRecords, lookupFor } from './read.ts';
+import { allRecords, Reader } from './reader.ts';
 
 async function* recordsOf(path: string, label: string): AsyncGenerator<unknown> {
   const stream = createReadStream(path).pipe(StreamArray.withParser());
@@ -38,9 +38,9 @@ export function readDataset(dir: string): DatasetSource[] {
 }
 
 /** Writes every table as `<file>.json`, records in id order, as an administrator sees them. */
-export async function exportDataset(connection: Connection, dir: string, timeZone: string): Promise<Map<string, number>> {
+export async function exportDataset(engine: Engine, dir: string, timeZone: string): Promise<Map<string, number>> {
   mkdirSync(dir, { recursive: true });
-  const lookup = lookupFor(connection);
+  const lookup = new Reader(engine).lookup(SERVICE);
   const counts = new Map<string, number>();
   for (const { file, entity } of DATASET_FILES) {
     const resource = RESOURCE_BY_NAME.get(file);
@@ -50,7 +50,7 @@ export async function exportDataset(connection: Connection, dir: string, timeZon
       if (!out.write(text)) await once(out, 'drain');
     };
     await write('[');
-    for await (const rows of allRecords(connection, entity)) {
+    for await (const rows of allRecords(engine, entity)) {
       const records = resource
         ? await renderRecords(resource, rows, lookup, { caller: SERVICE, timeZone })
         : rows.map((row) => renderStored(entity, row, timeZone));

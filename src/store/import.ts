@@ -3,7 +3,7 @@
  * validated against its declaration and its references; the first problem stops the import
  * with a message naming the file, index, id and field, and nothing is written.
  */
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { storedFields, type Entity, type NestedCollection, type Row } from '../resources/define.ts';
 import { DATASET_FILES, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
@@ -11,11 +11,10 @@ import { importText } from '../resources/messages.ts';
 import { checkRecord, cleanRecord } from '../resources/validate.ts';
 import { changeData } from './data-version.ts';
 import { syncAllGeneratedIds } from './migrations.ts';
-import type { Connection, Database } from './connect.ts';
+import type { Database, Engine } from './engine/index.ts';
 import { IdSet } from './idset.ts';
-import { fromColumns } from './read.ts';
 import { createSecondaryIndexes, dropSecondaryIndexes } from './indexes.ts';
-import { batchSize, insertRows } from './columns.ts';
+import { batchSize, fromColumns, insertRows } from './columns.ts';
 
 export class ImportError extends Error {}
 
@@ -65,7 +64,7 @@ class Bookkeeping {
   }
 }
 
-async function remember(trx: Transaction<Database>, connection: Connection, books: Bookkeeping): Promise<void> {
+async function remember(trx: Transaction<Database>, engine: Engine, books: Bookkeeping): Promise<void> {
   for (const entity of TABLES) {
     const uniques = storedFields(entity).filter(([, field]) => field.unique);
     const columns = ['id', ...uniques.map(([name]) => name)];
@@ -79,22 +78,19 @@ async function remember(trx: Transaction<Database>, connection: Connection, book
     }
   }
   const stored = await trx.selectFrom(reports.table).selectAll().execute();
-  for (const row of stored) books.existing.set(row.id as number, JSON.stringify(fromColumns(reports, connection.dialect, row)));
+  for (const row of stored) books.existing.set(row.id as number, JSON.stringify(fromColumns(reports, engine.dialect, row)));
 }
 
 /** What `keepUsers` keeps from the database a replacing import empties. */
 const USER_TABLES = new Set(['user', 'employment', 'api_token']);
 
-export async function importRecords(connection: Connection, sources: readonly DatasetSource[], options: ImportOptions = {}): Promise<Map<string, number>> {
+export async function importRecords(engine: Engine, sources: readonly DatasetSource[], options: ImportOptions = {}): Promise<Map<string, number>> {
   const byFile = new Map(sources.map((source) => [source.file, source]));
   const kept = options.replace && options.keepUsers ? USER_TABLES : new Set<string>();
   const clashing = sources.filter((source) => kept.has(source.file)).map((source) => source.label);
   if (clashing.length) throw new ImportError(`${clashing.join(', ')}: --keep-users keeps the database's users and employments; the dataset may not hold them`);
   const counts = new Map<string, number>();
-  // A bulk load touches every index page: give SQLite room to keep them in memory meanwhile.
-  const cacheSize = connection.sqlite?.pragma('cache_size', { simple: true });
-  connection.sqlite?.pragma('cache_size = -524288');
-  await changeData(connection, async (trx) => {
+  await engine.bulkLoad(() => changeData(engine, async (trx) => {
     // Tables that hold data keep their indexes: dropping one would lock out every reader meanwhile.
     const populated = await populatedTables(trx);
     const books = new Bookkeeping();
@@ -105,22 +101,21 @@ export async function importRecords(connection: Connection, sources: readonly Da
         await trx.deleteFrom(entity.table).execute();
       }
     }
-    await remember(trx, connection, books);
+    await remember(trx, engine, books);
     for (const { file, entity } of DATASET_FILES) {
       const source = byFile.get(file);
       if (!source) continue;
       const tables = [entity, ...(entity.nested ?? []).map((nested) => nested.entity)];
       const empty = tables.every((table) => books.idsOf(table.table).size === 0 && !populated.has(table.table));
       // A bulk load into an empty table builds its indexes afterwards, in one sorted pass each.
-      if (empty) for (const table of tables) await dropSecondaryIndexes(trx, connection.dialect, table);
-      counts.set(file, await importFile(trx, connection, entity, source, books, options));
-      if (empty) for (const table of tables) await createSecondaryIndexes(trx, connection.dialect, table);
+      if (empty) for (const table of tables) await dropSecondaryIndexes(trx, engine.dialect, table);
+      counts.set(file, await importFile(trx, engine, entity, source, books, options));
+      if (empty) for (const table of tables) await createSecondaryIndexes(trx, engine.dialect, table);
     }
     if (kept.has('employment')) await trx.deleteFrom('employment').where('organisation', 'not in', trx.selectFrom('organisation').select('id')).execute();
-  }, { lockWaitMs: Infinity }).finally(() => connection.sqlite?.pragma(`cache_size = ${Number(cacheSize)}`));
+  }, { lockWaitMs: Infinity }));
   // Only once the data is committed: a sequence moved inside a failed import stays moved.
-  await syncAllGeneratedIds(connection);
-  if (connection.dialect.analyzeAfterLoad) await sql`analyze`.execute(connection.db);
+  await syncAllGeneratedIds(engine);
   return counts;
 }
 
@@ -133,7 +128,7 @@ async function populatedTables(trx: Transaction<Database>): Promise<Set<string>>
 }
 
 async function importFile(
-  trx: Transaction<Database>, connection: Connection, entity: Entity, source: DatasetSource,
+  trx: Transaction<Database>, engine: Engine, entity: Entity, source: DatasetSource,
   books: Bookkeeping, options: ImportOptions,
 ): Promise<number> {
   const batch: Row[] = [];
@@ -177,10 +172,10 @@ async function importFile(
 
   const flush = async () => {
     if (books.replacedBuiltIns.length) await trx.deleteFrom(reports.table).where('id', 'in', books.replacedBuiltIns.splice(0)).execute();
-    await insertRows(connection, trx, entity, batch);
+    await insertRows(engine, trx, entity, batch);
     batch.length = 0;
     for (const [nested, rows] of children) {
-      await insertRows(connection, trx, nested.entity, rows);
+      await insertRows(engine, trx, nested.entity, rows);
       rows.length = 0;
     }
   };

@@ -9,8 +9,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.ts';
 import { orderColumn } from './columns.ts';
-import type { Database } from './connect.ts';
-import type { Dialect } from './dialect.ts';
+import type { Database, Dialect } from './engine/index.ts';
 
 interface Index {
   name: string;

@@ -7,18 +7,18 @@ import { storedFields, type Entity } from '../resources/define.ts';
 import { TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
 import { sortKeyColumn } from '../text/sortkey.ts';
-import type { Connection, Database } from './connect.ts';
-import type { Dialect } from './dialect.ts';
+import type { Database, Engine } from './engine/index.ts';
 import { insertRows } from './columns.ts';
 import { createSecondaryIndexes } from './indexes.ts';
 
 interface Migration {
   version: number;
   name: string;
-  up(db: Transaction<Database>, connection: Connection): Promise<void>;
+  up(db: Transaction<Database>, engine: Engine): Promise<void>;
 }
 
-async function createTable(db: Transaction<Database>, dialect: Dialect, entity: Entity): Promise<void> {
+async function createTable(db: Transaction<Database>, engine: Engine, entity: Entity): Promise<void> {
+  const { dialect } = engine;
   let table = db.schema.createTable(entity.table);
   for (const [name, field] of storedFields(entity)) {
     table = table.addColumn(name, dialect.columnType(field), (column) => {
@@ -28,7 +28,7 @@ async function createTable(db: Transaction<Database>, dialect: Dialect, entity: 
     if (field.type === 'text' && field.orderable) table = table.addColumn(sortKeyColumn(name), dialect.sortKeyType);
   }
   await table.execute();
-  await dialect.generateIds(db, entity.table);
+  await engine.generateIds(db, entity.table);
   for (const [name, field] of storedFields(entity)) {
     if (field.unique === true) await db.schema.createIndex(`${entity.table}_${name}_key`).unique().on(entity.table).column(name).execute();
   }
@@ -39,23 +39,23 @@ async function createTable(db: Transaction<Database>, dialect: Dialect, entity: 
  * Tables are created from their declarations as they are now. A later change to a declared
  * table's columns therefore comes with a migration that alters existing databases the same way.
  */
-const createTables = async (db: Transaction<Database>, connection: Connection, names: readonly string[]) => {
-  for (const entity of TABLES.filter((table) => names.includes(table.table))) await createTable(db, connection.dialect, entity);
+const createTables = async (db: Transaction<Database>, engine: Engine, names: readonly string[]) => {
+  for (const entity of TABLES.filter((table) => names.includes(table.table))) await createTable(db, engine, entity);
 };
 
 const MIGRATIONS: Migration[] = [
   {
     version: 1,
     name: 'the dataset tables; the seed report definitions',
-    async up(db, connection) {
-      await createTables(db, connection, TABLES.map((table) => table.table).filter((table) => table !== 'api_token'));
-      await insertRows(connection, db, reports, SEED_REPORTS);
+    async up(db, engine) {
+      await createTables(db, engine, TABLES.map((table) => table.table).filter((table) => table !== 'api_token'));
+      await insertRows(engine, db, reports, SEED_REPORTS);
     },
   },
   {
     version: 2,
     name: 'API keys',
-    up: (db, connection) => createTables(db, connection, ['api_token']),
+    up: (db, engine) => createTables(db, engine, ['api_token']),
   },
   {
     version: 3,
@@ -68,20 +68,20 @@ const MIGRATIONS: Migration[] = [
   {
     version: 4,
     name: 'indexes for the fields lists are often ordered or filtered by',
-    async up(db, connection) {
-      for (const entity of TABLES) await createSecondaryIndexes(db, connection.dialect, entity);
+    async up(db, engine) {
+      for (const entity of TABLES) await createSecondaryIndexes(db, engine.dialect, entity);
     },
   },
 ];
 
 /** Every table's next generated id above its largest id (see Dialect.syncGeneratedIds). */
-export async function syncAllGeneratedIds(connection: Connection): Promise<void> {
-  for (const entity of TABLES) await connection.dialect.syncGeneratedIds(connection.db, entity.table);
+export async function syncAllGeneratedIds(engine: Engine): Promise<void> {
+  for (const entity of TABLES) await engine.syncGeneratedIds(engine.db, entity.table);
 }
 
 /** Creates or upgrades the schema, and puts id generation above every stored id. */
-export async function migrate(connection: Connection): Promise<number[]> {
-  const { db } = connection;
+export async function migrate(engine: Engine): Promise<number[]> {
+  const { db } = engine;
   await db.schema
     .createTable('schema_migration')
     .ifNotExists()
@@ -93,12 +93,12 @@ export async function migrate(connection: Connection): Promise<number[]> {
   for (const migration of MIGRATIONS) {
     if (done.has(migration.version)) continue;
     await db.transaction().execute(async (trx) => {
-      await migration.up(trx, connection);
+      await migration.up(trx, engine);
       await trx.insertInto('schema_migration').values({ version: migration.version, name: migration.name }).execute();
     });
     applied.push(migration.version);
   }
-  await syncAllGeneratedIds(connection);
+  await syncAllGeneratedIds(engine);
   return applied;
 }
 
@@ -107,10 +107,10 @@ export async function migrate(connection: Connection): Promise<number[]> {
  * A check that the schema is current, run before requests: it migrates once the database
  * answers (a service may start before its database) and then costs nothing.
  */
-export function schemaGate(connection: Connection): () => Promise<void> {
+export function schemaGate(engine: Engine): () => Promise<void> {
   let ready: Promise<void> | null = null;
   return () => {
-    ready ??= migrate(connection).then(
+    ready ??= migrate(engine).then(
       () => undefined,
       (error: unknown) => {
         ready = null; // try again on the next request

@@ -9,9 +9,8 @@ import * as support from '../resources/support.ts';
 import { cleanRecord } from '../resources/validate.ts';
 import { changeData } from './data-version.ts';
 import { nowCanonical } from '../text/time.ts';
-import type { Connection } from './connect.ts';
-import { fromColumns } from './read.ts';
-import { insertRecord } from './columns.ts';
+import type { Engine } from './engine/index.ts';
+import { fromColumns, insertRecord } from './columns.ts';
 
 export class UserError extends Error {}
 
@@ -27,23 +26,23 @@ export interface NewUser {
 
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
 
-async function userIdByEmail(connection: Connection, email: string): Promise<number> {
-  const row = await connection.db.selectFrom('user').select('id').where('email', '=', email).executeTakeFirst();
+async function userIdByEmail(engine: Engine, email: string): Promise<number> {
+  const row = await engine.db.selectFrom('user').select('id').where('email', '=', email).executeTakeFirst();
   if (!row) throw new UserError(`no user with e-mail ${email}`);
   return row.id as number;
 }
 
-export async function createUser(connection: Connection, user: NewUser): Promise<number> {
-  return changeData(connection, async (trx) => {
+export async function createUser(engine: Engine, user: NewUser): Promise<number> {
+  return changeData(engine, async (trx) => {
     if (await trx.selectFrom('user').select('id').where('email', '=', user.email).executeTakeFirst()) throw new UserError(`a user with e-mail ${user.email} exists already`);
     if (user.organisation !== undefined && !(await trx.selectFrom('organisation').select('id').where('id', '=', user.organisation).executeTakeFirst())) {
       throw new UserError(`no organisation with id ${user.organisation}`);
     }
-    const id = await insertRecord(connection, trx, support.user, valid(support.user, {
+    const id = await insertRecord(engine, trx, support.user, valid(support.user, {
       email: user.email, first_name: user.firstName, last_name: user.lastName, is_admin: user.admin ?? false,
     }));
     if (user.organisation !== undefined) {
-      await insertRecord(connection, trx, support.employment, valid(support.employment, {
+      await insertRecord(engine, trx, support.employment, valid(support.employment, {
         user: id, organisation: user.organisation, group: user.role ?? 'Users', is_approved: true,
       }));
     }
@@ -59,18 +58,18 @@ function valid(entity: Entity, input: Row): Row {
 }
 
 /** A new key for the user; the only time it is ever seen. */
-export async function createToken(connection: Connection, email: string): Promise<string> {
-  const user = await userIdByEmail(connection, email);
+export async function createToken(engine: Engine, email: string): Promise<string> {
+  const user = await userIdByEmail(engine, email);
   const key = randomBytes(20).toString('hex');
-  await connection.db.insertInto('api_token').values({ user, key_hash: hashOf(key), created_at: nowCanonical() }).execute();
+  await engine.db.insertInto('api_token').values({ user, key_hash: hashOf(key), created_at: nowCanonical() }).execute();
   return key;
 }
 
 /** Removes one key, or every key of a user; the number removed. */
-export async function revokeTokens(connection: Connection, which: { key?: string; email?: string }): Promise<number> {
-  let query = connection.db.deleteFrom('api_token');
+export async function revokeTokens(engine: Engine, which: { key?: string; email?: string }): Promise<number> {
+  let query = engine.db.deleteFrom('api_token');
   if (which.key) query = query.where('key_hash', '=', hashOf(which.key));
-  else if (which.email) query = query.where('user', '=', await userIdByEmail(connection, which.email));
+  else if (which.email) query = query.where('user', '=', await userIdByEmail(engine, which.email));
   else throw new UserError('token revoke needs a key or --email');
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
@@ -79,8 +78,8 @@ export async function revokeTokens(connection: Connection, which: { key?: string
 export type KeyCheck = { caller: Caller } | { problem: 'invalid' | 'inactive' };
 
 /** The caller a key belongs to, with the roles of their approved employments. */
-export async function callerForKey(connection: Connection, key: string): Promise<KeyCheck> {
-  const { db, dialect } = connection;
+export async function callerForKey(engine: Engine, key: string): Promise<KeyCheck> {
+  const { db, dialect } = engine;
   const user = await db
     .selectFrom('api_token as k')
     .innerJoin('user as u', 'u.id', 'k.user')

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../../src/http/app.ts';
-import { connect, disconnect, type Connection } from '../../src/store/connect.ts';
+import { openEngine, type Engine } from '../../src/store/engine/index.ts';
+import { Reader } from '../../src/store/reader.ts';
 import { readDataset } from '../../src/store/dataset-files.ts';
 import { importRecords, type DatasetSource } from '../../src/store/import.ts';
 import { migrate } from '../../src/store/migrations.ts';
@@ -67,28 +68,32 @@ export interface TestServer {
   base: string;
   /** The database's DATABASE_URL, for a second connection to it. */
   url: string;
-  connection: Connection;
+  engine: Engine;
+  /** What the app reads through (with its caches). */
+  reader: Reader;
   app: FastifyInstance;
   close(): Promise<void>;
 }
 
 export async function startServer(store: TestStore, dataset: string | DatasetSource[] = FIXTURE): Promise<TestServer> {
   const database = await store.create();
-  const connection = connect(database.url);
-  await migrate(connection);
-  await importRecords(connection, typeof dataset === 'string' ? readDataset(dataset) : dataset);
-  const app = buildApp({ connection, timeZone: 'Europe/Stockholm' });
+  const engine = openEngine(database.url);
+  await migrate(engine);
+  await importRecords(engine, typeof dataset === 'string' ? readDataset(dataset) : dataset);
+  const reader = new Reader(engine);
+  const app = buildApp({ engine, reader, timeZone: 'Europe/Stockholm' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     base: `http://127.0.0.1:${port}`,
     url: database.url,
-    connection,
+    engine,
+    reader,
     app,
     async close() {
       await app.close();
-      await disconnect(connection);
+      await engine.close();
       await database.drop();
     },
   };

@@ -1,5 +1,5 @@
 /**
- * On PostgreSQL every change of data sends a notification at commit (changeData), so that an
+ * Every change of data on PostgreSQL sends a notification at commit (changeData), so that an
  * instance can hold the data version in memory instead of reading it for every cached answer.
  * The held version is trusted only while the listening connection is up and nothing changed
  * since it was read; otherwise the version is read from the database, as without a watch.

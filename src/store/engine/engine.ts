@@ -1,0 +1,98 @@
+/**
+ * A database engine behind one small interface, as Kysely keeps each dialect behind its own: the
+ * rest of the service never asks which engine it runs on. What differs lives in sqlite.ts and
+ * postgres.ts: how SQL is shaped for our tables (the Dialect), how queries run, stream and bulk
+ * load, and how a change of data is noticed.
+ */
+import type { ColumnDataType, CompiledQuery, Expression, Kysely, OrderByModifiers, RawBuilder } from 'kysely';
+import type { StoredField } from '../../resources/define.ts';
+
+/** Tables are declared at run time (resources/), so rows are typed by the declarations, not here. */
+export type Database = Record<string, Record<string, unknown>>;
+
+/** A row as a driver hands it over: column name -> value. */
+export type Columns = Record<string, unknown>;
+
+/** One ORDER BY term: an expression and its direction, NULL placement included. */
+export type OrderByTerm = [Expression<unknown>, OrderByModifiers];
+
+/** How an engine writes SQL for the declared tables. Pure: no connection. */
+export interface Dialect {
+  columnType(field: StoredField): ColumnDataType | Expression<unknown>;
+  /** Column type of decision D7's sort keys: compared by code point (UTF-8 bytes), never by locale. */
+  readonly sortKeyType: ColumnDataType | Expression<unknown>;
+  toDb(field: StoredField, value: unknown): unknown;
+  fromDb(field: StoredField, value: unknown): unknown;
+  /** The true literal, as the engine stores booleans. */
+  readonly true: unknown;
+  /**
+   * ORDER BY terms for one column with http.md's NULL placement (last ascending, first
+   * descending), written so that the indexes of `orderIndexes` serve them.
+   */
+  orderTerms(column: Expression<unknown>, nullable: boolean, descending: boolean): OrderByTerm[];
+  /**
+   * The indexes, by name suffix, that serve filters on `column` and lists ordered by it either
+   * way and then by id ascending, each in one index scan: page 1 reads 20 index entries.
+   */
+  orderIndexes(column: string, nullable: boolean): Record<string, RawBuilder<unknown>[]>;
+}
+
+export interface Engine {
+  /** For messages only ("sqlite ./data/rsr.sqlite"). */
+  readonly name: 'sqlite' | 'postgres';
+  /** Where the data lives, for messages (never a password). */
+  readonly location: string;
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+
+  /** Runs a compiled query (in `db` when given: a transaction); SQL text that recurs is prepared once. */
+  run(query: CompiledQuery, db?: Kysely<Database>): Promise<Columns[]>;
+  /** The rows of a query in batches, read as they are asked for, beside other queries. */
+  stream(query: CompiledQuery, batchSize: number): AsyncIterable<Columns[]>;
+  /** Rows of values (in `columns` order) into one table, inside the caller's transaction `db`. */
+  insertMany(db: Kysely<Database>, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
+  /** Surrounds a bulk load: whatever helps the engine load much data, and plan well after it. */
+  bulkLoad<T>(work: () => Promise<T>): Promise<T>;
+
+  /** Makes `id` generated on insert when not given. */
+  generateIds(db: Kysely<Database>, table: string): Promise<void>;
+  /**
+   * The next generated id follows the largest stored one; never moves back. Run after records with
+   * explicit ids were committed, and at start-up: PostgreSQL never rolls a sequence back, so a
+   * failed import could otherwise leave it below ids that exist.
+   */
+  syncGeneratedIds(db: Kysely<Database>, table: string): Promise<void>;
+  /** An insert refused because its generated id is taken (a sequence behind its table). */
+  isIdClash(error: unknown, table: string): boolean;
+
+  /** The data version, when it is known without asking the database (every cached answer checks it). */
+  versionNow(): number | undefined;
+  /** The data version, from the database if need be. */
+  version(): Promise<number>;
+  /** Data changed through this instance: the next answer reads the version afresh. */
+  changed(): void;
+  /** Inside a writing transaction: lets other instances know at commit. */
+  announceChange(db: Kysely<Database>): Promise<void>;
+  /** Inside a writing transaction: how long its statements may wait for another writer's locks. */
+  limitLockWait(db: Kysely<Database>, ms: number): Promise<void>;
+  /** The database is held by another writer now: try again shortly. */
+  isBusy(error: unknown): boolean;
+  /** The database cannot be reached or used now (answered 503), as opposed to a bad query. */
+  isUnavailable(error: unknown): boolean;
+
+  /** Closes every connection and stops listening for changes. */
+  close(): Promise<void>;
+}
+
+export interface EngineOptions {
+  /** PostgreSQL connections per instance. */
+  poolSize?: number;
+  /** PostgreSQL: how long a query may go unanswered before it fails (answered as 503). */
+  queryTimeoutMs?: number;
+}
+
+/** The statement that reads the data version (store/data-version.ts keeps the table). */
+export const VERSION_SQL = 'select version from data_version where id = 1';
+
+/** SQLite allows 32,766 parameters per statement, PostgreSQL 65,535: rows per multi-row insert. */
+export const rowsPerInsert = (columns: number): number => Math.max(1, Math.min(1000, Math.floor(30_000 / columns)));

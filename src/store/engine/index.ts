@@ -1,0 +1,12 @@
+/** Opens the engine a DATABASE_URL names: `sqlite:PATH` (the default) or `postgres://…`. */
+import type { Engine, EngineOptions } from './engine.ts';
+import { openPostgres } from './postgres.ts';
+import { openSqlite } from './sqlite.ts';
+
+export type { Columns, Database, Dialect, Engine, EngineOptions } from './engine.ts';
+export { rowsPerInsert } from './engine.ts';
+
+export function openEngine(url: string, options: EngineOptions = {}): Engine {
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options);
+  return openSqlite(url.replace(/^sqlite:(\/\/)?/, ''));
+}

@@ -1,0 +1,197 @@
+/**
+ * The embedded engine: SQLite through better-sqlite3, in this process. Statements are prepared
+ * once per SQL text and run synchronously, rows read as arrays (half the cost of objects); a lock
+ * is never waited for inside a call (it would stop the event loop: changeData waits between tries).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqliteDatabase } from 'kysely';
+import { VERSION_SQL, type Columns, type Database, type Dialect, type Engine, type OrderByTerm } from './engine.ts';
+
+const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
+
+/** Booleans as 0/1, decimals as REAL, dates and timestamps as ISO text, JSON as text. */
+export const sqliteDialect: Dialect = {
+  true: 1,
+  sortKeyType: 'text', // SQLite's default BINARY collation compares bytes
+  columnType(field) {
+    switch (field.type) {
+      case 'int': case 'bool': return 'integer';
+      case 'decimal': return 'real';
+      default: return 'text';
+    }
+  },
+  toDb(field, value) {
+    if (value === null || value === undefined) return null;
+    if (field.type === 'bool') return value ? 1 : 0;
+    if (field.type === 'json') return JSON.stringify(value);
+    return value;
+  },
+  fromDb(field, value) {
+    if (value === null) return null;
+    if (field.type === 'bool') return value === 1;
+    if (field.type === 'json') return typeof value === 'string' ? JSON.parse(value) : value;
+    return value;
+  },
+  // SQLite puts NULLs first and uses no index for NULLS LAST, but it does for `x IS NULL, x`.
+  orderTerms(column, nullable, descending) {
+    const terms: OrderByTerm[] = [[column, direction(descending)]];
+    return nullable ? [[sql`${column} is null`, direction(descending)], ...terms] : terms;
+  },
+  // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards.
+  orderIndexes(column, nullable): Record<string, RawBuilder<unknown>[]> {
+    const value = sql.ref(column);
+    if (!nullable) return { idx: [value], desc: [value, sql`id desc`] };
+    const keys = [sql`${value} is null`, value];
+    return { idx: [value], asc: keys, desc: [...keys, sql`id desc`] };
+  },
+};
+
+const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR']);
+const STATEMENT_CACHE_SIZE = 1000;
+/** During a bulk load every index page is touched: SQLite may keep 512 MiB of them in memory. */
+const BULK_CACHE_KIB = 524_288;
+
+type RowMode = 'objects' | 'arrays' | 'value';
+
+export function openSqlite(path: string): Engine {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const handle = new SQLite(path);
+  handle.pragma('journal_mode = WAL');
+  handle.pragma('synchronous = NORMAL');
+  handle.pragma('busy_timeout = 0');
+  handle.pragma('cache_size = -32768'); // 32 MiB of pages; the OS file cache holds the rest
+  // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
+  handle.pragma('case_sensitive_like = ON');
+
+  // The same few SQL texts recur on every request; better-sqlite3 runs one statement at a time.
+  const statements = new Map<string, SQLite.Statement>();
+  const columnNames = new WeakMap<SQLite.Statement, string[]>();
+  function prepared(text: string, mode: RowMode): SQLite.Statement {
+    const key = `${mode}|${text}`;
+    let statement = statements.get(key);
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+      statement = handle.prepare(text);
+      if (mode === 'arrays') statement.raw(true);
+      if (mode === 'value') statement.pluck(true);
+      statements.set(key, statement);
+    }
+    return statement;
+  }
+
+  // Kysely prepares every query anew: it is handed the kept statements instead.
+  const kyselyHandle: SqliteDatabase = {
+    close: () => handle.close(),
+    prepare: (text: string) => prepared(text, 'objects') as unknown as ReturnType<SqliteDatabase['prepare']>,
+  };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: kyselyHandle }) });
+
+  /** Rows as arrays, assembled into objects with their keys in one fixed order. */
+  function readRows(text: string, parameters: readonly unknown[]): Columns[] {
+    const statement = prepared(text, 'arrays');
+    let names = columnNames.get(statement);
+    if (!names) columnNames.set(statement, (names = statement.columns().map((column) => column.name)));
+    const keys = names;
+    return (statement.all(...parameters) as unknown[][]).map((values) => {
+      const row: Columns = {};
+      for (let index = 0; index < keys.length; index += 1) row[keys[index]] = values[index];
+      return row;
+    });
+  }
+
+  /**
+   * The data version read once per turn of the event loop: the requests answered in one turn
+   * were all received during it, and a read per answer costs a third of a cached answer. A change
+   * made here forgets it at once; one made by another process is seen next turn.
+   */
+  let versionThisTurn: number | undefined;
+  const versionNow = (): number | undefined => {
+    if (handle.inTransaction) return undefined; // read after it, through Kysely
+    if (versionThisTurn === undefined) {
+      versionThisTurn = (prepared(VERSION_SQL, 'value').get() as number | undefined) ?? 0;
+      setImmediate(() => (versionThisTurn = undefined));
+    }
+    return versionThisTurn;
+  };
+
+  const inserts = new Map<string, SQLite.Statement>();
+
+  return {
+    name: 'sqlite',
+    location: path,
+    db,
+    dialect: sqliteDialect,
+    async run(query, within) {
+      // An open transaction (an import awaiting its files) is waited for through Kysely.
+      if (within || handle.inTransaction) return (await (within ?? db).executeQuery<Columns>(query)).rows;
+      return readRows(query.sql, query.parameters);
+    },
+    async *stream(query, batchSize) {
+      if (path === ':memory:') {
+        const rows = await this.run(query);
+        for (let start = 0; start < rows.length; start += batchSize) yield rows.slice(start, start + batchSize);
+        return;
+      }
+      // A handle of its own: an open iterator would keep the shared one busy for every other request.
+      const reader = new SQLite(path, { readonly: true });
+      try {
+        const rows = reader.prepare(query.sql).iterate(...query.parameters) as IterableIterator<Columns>;
+        let batch: Columns[] = [];
+        for (const row of rows) {
+          batch.push(row);
+          if (batch.length === batchSize) {
+            yield batch;
+            batch = [];
+          }
+        }
+        if (batch.length) yield batch;
+      } finally {
+        reader.close();
+      }
+    },
+    async insertMany(within, table, columns, rows) {
+      if (rows.length === 0) return;
+      // In-process: one prepared single-row statement beats compiling batches.
+      const key = `${table}|${columns.join(',')}`;
+      let statement = inserts.get(key);
+      if (!statement) {
+        statement = handle.prepare(within.insertInto(table).values(Object.fromEntries(columns.map((column) => [column, null]))).compile().sql);
+        inserts.set(key, statement);
+      }
+      for (const row of rows) statement.run(row as unknown[]);
+    },
+    async bulkLoad(work) {
+      const cacheSize = handle.pragma('cache_size', { simple: true });
+      handle.pragma(`cache_size = -${BULK_CACHE_KIB}`);
+      try {
+        return await work();
+      } finally {
+        handle.pragma(`cache_size = ${Number(cacheSize)}`);
+      }
+    },
+    generateIds: async () => undefined, // INTEGER PRIMARY KEY is generated already
+    syncGeneratedIds: async () => undefined, // and always takes max(id) + 1
+    isIdClash: () => false,
+    versionNow,
+    async version() {
+      const now = versionNow();
+      if (now !== undefined) return now;
+      const [row] = (await db.executeQuery<{ version: number }>(CompiledQuery.raw(VERSION_SQL))).rows;
+      return Number(row?.version ?? 0);
+    },
+    changed() {
+      versionThisTurn = undefined;
+    },
+    announceChange: async () => undefined, // every process reads the version itself
+    limitLockWait: async () => undefined, // busy_timeout is 0: changeData waits, between attempts
+    isBusy: (error) => String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY'),
+    isUnavailable: (error) => {
+      const code = String((error as { code?: unknown })?.code ?? '');
+      return [...UNAVAILABLE].some((base) => code === base || code.startsWith(`${base}_`));
+    },
+    close: () => db.destroy(),
+  };
+}
+

@@ -1,0 +1,87 @@
+/**
+ * A parsed filter tree (query/filters.ts) as a parameterised WHERE clause: lookups on a record's
+ * own columns, foreign keys followed as nested `IN (select id …)`, and masked hops narrowed to
+ * records the caller may see (visibility.ts).
+ */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { FilterTerm, FilterTree, Hop } from '../query/filters.ts';
+import type { Caller } from '../resources/define.ts';
+import { entityOf } from '../resources/index.ts';
+import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
+import type { Database, Dialect, Engine } from './engine/index.ts';
+import { column, visibleIds, type Query } from './visibility.ts';
+
+type Builder = ExpressionBuilder<Database, never>;
+
+/** `%` and `_` are wildcards of LIKE: a searched value matches them literally. */
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+const like = (column: Expression<unknown>, pattern: string) => sql<SqlBool>`${column} like ${pattern} escape '\\'`;
+const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/** One lookup on `alias.name`; text compares by its D7 key where case does not matter or order does. */
+function condition(eb: Builder, dialect: Dialect, alias: string, term: FilterTerm): Expression<SqlBool> {
+  const value = term.value;
+  const text = term.field.type === 'text';
+  const plain = column(alias, term.name);
+  const keyed = text ? column(alias, sortKeyColumn(term.name)) : plain;
+  const stored = (item: unknown) => (text ? item : dialect.toDb(term.field, item));
+  const key = (item: unknown) => (text ? sortKey(item as string) : dialect.toDb(term.field, item));
+  switch (term.lookup) {
+    case 'exact':
+      return value === null ? eb(plain, 'is', null) : eb(plain, '=', stored(value));
+    case 'iexact':
+      return eb(keyed, '=', key(value));
+    case 'contains': return like(plain, `%${likeEscaped(value as string)}%`);
+    case 'startswith': return like(plain, `${likeEscaped(value as string)}%`);
+    case 'endswith': return like(plain, `%${likeEscaped(value as string)}`);
+    case 'icontains': return like(keyed, `%${likeEscaped(key(value) as string)}%`);
+    case 'istartswith': return like(keyed, `${likeEscaped(key(value) as string)}%`);
+    case 'iendswith': return like(keyed, `%${likeEscaped(key(value) as string)}`);
+    case 'in': {
+      const items = (value as unknown[]).map(stored);
+      return items.length ? eb(plain, 'in', items) : sql<SqlBool>`1 = 0`;
+    }
+    case 'range': {
+      const [low, high] = value as unknown[];
+      return eb.and([eb(keyed, '>=', key(low)), eb(keyed, '<=', key(high))]);
+    }
+    case 'isnull':
+      return value ? eb(plain, 'is', null) : eb(plain, 'is not', null);
+    default:
+      return eb(keyed, COMPARISONS[term.lookup], key(value));
+  }
+}
+
+/** The ids of `hop.table` a term's next step may go to: those `narrow` keeps, only visible ones where the hop is masked. */
+function hopTargets(engine: Engine, caller: Caller, hop: Hop, depth: number, narrow: (query: Query) => Query): Query {
+  const ids: Query = narrow(engine.db.selectFrom(`${hop.table} as f`).select('f.id'));
+  return hop.masked ? ids.where('f.id', 'in', visibleIds(engine, entityOf(hop.table), caller, `m${depth}`)) : ids;
+}
+
+/** A term on the record itself, or through its foreign keys as nested `IN (select id …)`. */
+function termExpression(eb: Builder, engine: Engine, caller: Caller, term: FilterTerm): Expression<SqlBool> {
+  if (term.hops.length === 0) return condition(eb, engine.dialect, 't', term);
+  const last = term.hops.length - 1;
+  let ids = hopTargets(engine, caller, term.hops[last], last, (query) => query.where((inner) => condition(inner as never, engine.dialect, 'f', term)));
+  for (let index = last - 1; index >= 0; index -= 1) {
+    const within = ids;
+    ids = hopTargets(engine, caller, term.hops[index], index, (query) => query.where(column('f', term.hops[index + 1].foreignKey), 'in', within));
+  }
+  return eb(column('t', term.hops[0].foreignKey), 'in', ids);
+}
+
+function filterExpression(eb: Builder, engine: Engine, caller: Caller, tree: FilterTree): Expression<SqlBool> {
+  const each = (item: FilterTree) => filterExpression(eb, engine, caller, item);
+  switch (tree.kind) {
+    case 'term': return termExpression(eb, engine, caller, tree);
+    // Django's exclude() keeps records whose compared value is NULL: NOT of unknown is unknown in SQL.
+    case 'not': return sql<SqlBool>`not coalesce(${each(tree.item)}, 1 = 0)`;
+    case 'and': return tree.items.length ? eb.and(tree.items.map(each)) : sql<SqlBool>`1 = 1`;
+    case 'or': return eb.or(tree.items.map(each));
+  }
+}
+
+/** `query` (records as `t`) narrowed to those matching the filters. */
+export function whereFilters(query: Query, engine: Engine, caller: Caller, filters: FilterTree | undefined): Query {
+  return filters ? query.where((eb) => filterExpression(eb as never, engine, caller, filters)) : query;
+}

@@ -1,0 +1,84 @@
+/**
+ * The SQL of a list: the caller's visible records that match the filters, counted, or selected
+ * in the requested order a page at a time. Kysely builds it anew for every request; the engine
+ * reuses the statement its SQL text was prepared as.
+ */
+import { sql, type AliasedRawBuilder, type Kysely } from 'kysely';
+import type { FilterTree } from '../query/filters.ts';
+import { storedFields, type Caller, type OrderTerm, type Resource, type StoredField } from '../resources/define.ts';
+import { entityOf } from '../resources/index.ts';
+import { orderColumn } from './columns.ts';
+import type { Database, Engine } from './engine/index.ts';
+import { whereFilters } from './filter-sql.ts';
+import { column, visibleRecords, type Query } from './visibility.ts';
+
+export interface PageRequest {
+  order: readonly OrderTerm[];
+  /** No ordering was asked for: the resource's pinned ids come first. */
+  pinned: boolean;
+  limit: number;
+  offset: number;
+}
+
+/** Where a page in id order starts looking: at the id of a known position before it (reader.ts). */
+export interface Seek {
+  id: number;
+  descending: boolean;
+}
+
+function field(resource: Resource, name: string): StoredField {
+  const found = entityOf(resource.table).fields[name];
+  if (!found || found.kind !== 'stored') throw new Error(`${resource.table}.${name} is not a stored field`);
+  return found;
+}
+
+/** The caller's visible records that match the filters. */
+async function matchingRecords(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, db?: Kysely<Database>): Promise<Query> {
+  return whereFilters(await visibleRecords(engine, resource, caller, db), engine, caller, filters);
+}
+
+function applyOrder(engine: Engine, query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean): Query {
+  if (pinned && resource.pinnedOrder) {
+    const positions = resource.pinnedOrder.map((id, position) => sql`when ${sql.lit(id)} then ${sql.lit(position)}`);
+    query = query.orderBy(sql`case ${column('t', 'id')} ${sql.join(positions, sql` `)} else ${sql.lit(resource.pinnedOrder.length)} end`);
+  }
+  for (const term of order) {
+    const declared = field(resource, term.field);
+    for (const [expression, modifiers] of engine.dialect.orderTerms(column('t', orderColumn(term.field, declared)), declared.nullable, term.descending)) {
+      query = query.orderBy(expression, modifiers);
+    }
+  }
+  return query;
+}
+
+const selections = new WeakMap<Resource, AliasedRawBuilder<unknown, string>[]>();
+
+/** The resource's stored columns, selected from `t` under their own names (the list made once). */
+function selectColumns(query: Query, resource: Resource): Query {
+  let selection = selections.get(resource);
+  if (!selection) selections.set(resource, (selection = storedFields(entityOf(resource.table)).map(([name]) => column('t', name).as(name))));
+  return query.select(selection);
+}
+
+export async function countQuery(engine: Engine, resource: Resource, caller: Caller, filters?: FilterTree): Promise<Query> {
+  return (await matchingRecords(engine, resource, caller, filters)).select(sql<number | string>`count(*)`.as('count'));
+}
+
+/** One page: the caller's matching records in the requested order (from `seek` on, when given). */
+export async function pageQuery(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
+  let records = selectColumns(await matchingRecords(engine, resource, caller, filters), resource);
+  if (seek) records = records.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
+  return applyOrder(engine, records, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
+}
+
+/** The id `step` positions on from id `from` in id order (without one: the first id). */
+export async function markQuery(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, descending: boolean, from: number | null, step: number): Promise<Query> {
+  let ids = (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));
+  if (from !== null) ids = ids.where(column('t', 'id'), descending ? '<=' : '>=', from);
+  return ids.orderBy(column('t', 'id'), descending ? 'desc' : 'asc').limit(1).offset(from === null ? 0 : step);
+}
+
+/** One record the caller may see, by id; `db` is the transaction a write reads it in. */
+export async function recordQuery(engine: Engine, resource: Resource, caller: Caller, id: number, db?: Kysely<Database>): Promise<Query> {
+  return selectColumns(await visibleRecords(engine, resource, caller, db), resource).where(column('t', 'id'), '=', id);
+}

@@ -1,0 +1,125 @@
+/**
+ * Reading records for answers: a list's count and pages, one record, and the related rows a page
+ * renders with. The caches that make repeated reads cheap belong here, each trusted only at the
+ * data version it was computed at: counts, and the noted positions that let deep pages in id
+ * order start near their first row.
+ */
+import type { Kysely } from 'kysely';
+import type { FilterTree } from '../query/filters.ts';
+import { filterKey } from '../query/filters.ts';
+import { storedFields, type Caller, type Entity, type Lookup, type Resource, type Row } from '../resources/define.ts';
+import { entityOf } from '../resources/index.ts';
+import { fromColumns } from './columns.ts';
+import { VersionedCache } from './data-version.ts';
+import type { Database, Engine } from './engine/index.ts';
+import { countQuery, markQuery, pageQuery, recordQuery, type PageRequest, type Seek } from './list-sql.ts';
+import { editableAmong, seenAmong, visibilityKey } from './visibility.ts';
+
+/** Lookups send at most this many ids per query. */
+const LOOKUP_CHUNK = 1000;
+
+/**
+ * A deep page in id order would walk every row before it (probing each one's project for
+ * visibility). Instead the ids at positions 0, SEEK_STEP, 2·SEEK_STEP, … of the list are noted
+ * as pages that deep are asked for (once per data version), and a page starts from the nearest
+ * one before it: it walks fewer than SEEK_STEP rows however deep it is.
+ */
+const SEEK_STEP = 1000;
+
+interface Marks {
+  ids: number[];
+  complete: boolean;
+  /** Extensions run one after the other: concurrent deep pages note each position once. */
+  extending: Promise<unknown>;
+}
+
+export class Reader {
+  readonly engine: Engine;
+  private readonly counts = new VersionedCache<number>();
+  /** Noted positions of lists in id order (see SEEK_STEP), per list as a caller sees it. */
+  readonly marks = new VersionedCache<Marks>();
+
+  constructor(engine: Engine) {
+    this.engine = engine;
+  }
+
+  /** How many records the caller may see that match the filters; computed once per data version. */
+  async count(resource: Resource, caller: Caller, filters?: FilterTree): Promise<number> {
+    const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
+    return this.counts.get(await this.engine.version(), key, async () => {
+      const [row] = await this.engine.run((await countQuery(this.engine, resource, caller, filters)).compile());
+      return Number(row.count);
+    });
+  }
+
+  /** One page of the caller's matching records, in the requested order. */
+  async page(resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {
+    const seeking = await this.seekFor(resource, caller, page, filters);
+    const query = seeking
+      ? await pageQuery(this.engine, resource, caller, { ...page, offset: seeking.offset }, filters, seeking.seek)
+      : await pageQuery(this.engine, resource, caller, page, filters);
+    return this.rows(entityOf(resource.table), await this.engine.run(query.compile()));
+  }
+
+  /** One record as the caller may see it, or null. */
+  one(resource: Resource, caller: Caller, id: number): Promise<Row | null> {
+    return oneRecord(this.engine, resource, caller, id);
+  }
+
+  /** Batched reads of related rows for one page (one query per relation, never one per record). */
+  lookup(caller: Caller): Lookup {
+    return {
+      byColumn: async (table, columnName, values) => {
+        const entity = entityOf(table);
+        const wanted = [...new Set(values.filter((value) => value !== null && value !== undefined))];
+        const rows: Row[] = [];
+        for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
+          const query = this.engine.db.selectFrom(table).select(storedFields(entity).map(([name]) => name)).where(columnName, 'in', wanted.slice(start, start + LOOKUP_CHUNK));
+          rows.push(...this.rows(entity, await this.engine.run(query.compile())));
+        }
+        return rows;
+      },
+      visible: (table, ids) => seenAmong(this.engine, table, ids, caller),
+      editable: (projects) => editableAmong(this.engine, projects, caller),
+    };
+  }
+
+  private rows(entity: Entity, columns: Row[]): Row[] {
+    return columns.map((row) => fromColumns(entity, this.engine.dialect, row));
+  }
+
+  private async seekFor(resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<{ seek: Seek; offset: number } | null> {
+    const [term] = page.order;
+    const inIdOrder = page.order.length === 1 && term.field === 'id' && !(page.pinned && resource.pinnedOrder);
+    if (!inIdOrder || page.offset < SEEK_STEP || resource.visibility.kind === 'organisations') return null;
+    const descending = term.descending;
+    const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${descending}`;
+    const marks = await this.marks.get(await this.engine.version(), key, async () => ({ ids: [], complete: false, extending: Promise.resolve() }));
+    const wanted = Math.floor(page.offset / SEEK_STEP);
+    const extension = marks.extending.then(async () => {
+      while (!marks.complete && marks.ids.length <= wanted) {
+        const query = await markQuery(this.engine, resource, caller, filters, descending, marks.ids.at(-1) ?? null, SEEK_STEP);
+        const [row] = await this.engine.run(query.compile());
+        if (row) marks.ids.push(Number(row.id));
+        else marks.complete = true;
+      }
+    });
+    marks.extending = extension.catch(() => undefined); // a failed query fails this request only
+    await extension;
+    const step = Math.min(wanted, marks.ids.length - 1);
+    if (step < 1) return null;
+    return { seek: { id: marks.ids[step], descending }, offset: page.offset - step * SEEK_STEP };
+  }
+}
+
+/** One record as the caller may see it, or null; `db` is the transaction of a write that reads it. */
+export async function oneRecord(engine: Engine, resource: Resource, caller: Caller, id: number, db?: Kysely<Database>): Promise<Row | null> {
+  const [columns] = await engine.run((await recordQuery(engine, resource, caller, id, db)).compile(), db);
+  return columns ? fromColumns(entityOf(resource.table), engine.dialect, columns) : null;
+}
+
+/** Every record of a table in id order, a batch at a time (export), read beside other queries. */
+export async function* allRecords(engine: Engine, entity: Entity, batch = 1000): AsyncGenerator<Row[]> {
+  const query = engine.db.selectFrom(entity.table).select(storedFields(entity).map(([name]) => name)).orderBy('id');
+  for await (const rows of engine.stream(query.compile(), batch)) yield rows.map((row) => fromColumns(entity, engine.dialect, row));
+}

@@ -1,0 +1,134 @@
+/**
+ * Creating, changing and deleting records through the API (issue: writes). Each write is one
+ * transaction: the record is validated against its declaration, its references must exist and
+ * be visible to the caller, unique fields stay unique, and the caller must hold a role that may
+ * write it (resources.md). A refused write changes nothing.
+ */
+import type { Kysely } from 'kysely';
+import { storedFields, type Caller, type Entity, type Resource, type Row } from '../resources/define.ts';
+import { ENTITY_BY_TABLE, entityOf } from '../resources/index.ts';
+import { checkRecord, cleanRecord, type Problem } from '../resources/validate.ts';
+import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
+import { nowCanonical } from '../text/time.ts';
+import { fromColumns, insertRecord, updateRecord } from './columns.ts';
+import { changeData } from './data-version.ts';
+import type { Database, Engine } from './engine/index.ts';
+import { oneRecord } from './reader.ts';
+import { mayWrite, seenAmong } from './visibility.ts';
+
+export type WriteKind = 'create' | 'replace' | 'patch';
+
+export class WriteRefused extends Error {
+  readonly reason: 'invalid' | 'forbidden' | 'not_found';
+  readonly problems: Problem[];
+
+  constructor(reason: 'invalid' | 'forbidden' | 'not_found', problems: Problem[] = []) {
+    super(reason);
+    this.reason = reason;
+    this.problems = problems;
+  }
+}
+
+/** Each foreign key must name a record that exists and that the caller may see. */
+async function referenceProblems(engine: Engine, db: Kysely<Database>, entity: Entity, caller: Caller, record: Row, skip: ReadonlySet<string>): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const [name, field] of storedFields(entity)) {
+    const value = record[name];
+    if (!field.references || name === 'id' || skip.has(name) || typeof value !== 'number') continue;
+    if (!(await seenAmong(engine, entityOf(field.references).table, [value], caller, db)).has(value)) problems.push({ field: name, code: 'does_not_exist', value });
+  }
+  return problems;
+}
+
+async function uniqueProblems(db: Kysely<Database>, entity: Entity, record: Row, id: number | null, skip: ReadonlySet<string>): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  for (const [name, field] of storedFields(entity)) {
+    const value = record[name];
+    if (!field.unique || typeof value !== 'string' || value === '' || skip.has(name)) continue;
+    // Case is folded as JavaScript folds it, the same on both stores (SQLite's lower() folds
+    // ASCII only): the candidates share the D7 key, which any case-insensitive match does.
+    const caseless = field.unique === 'ci';
+    let query = db.selectFrom(entity.table).select(['id', name]).where(caseless ? sortKeyColumn(name) : name, '=', caseless ? sortKey(value) : value);
+    if (id !== null) query = query.where('id', '<>', id);
+    const owner = (await query.execute()).find((row) => !caseless || String(row[name]).toLowerCase() === value.toLowerCase());
+    if (owner) problems.push({ field: name, code: 'unique', value, owner: owner.id as number });
+  }
+  return problems;
+}
+
+/** The nested collections of a stored record, as a written record would hold them (for checks). */
+async function nestedOf(engine: Engine, db: Kysely<Database>, entity: Entity, id: number | null): Promise<Row> {
+  const nested: Row = {};
+  for (const collection of entity.nested ?? []) {
+    const rows = id === null ? [] : await db.selectFrom(collection.entity.table).selectAll().where(collection.parent, '=', id).execute();
+    nested[collection.field] = rows.map((row) => fromColumns(collection.entity, engine.dialect, row as Row));
+  }
+  return nested;
+}
+
+/** Creates (id null) or changes a record; its id. Refusals throw WriteRefused. */
+export async function saveRecord(engine: Engine, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
+  try {
+    return await writeRecord(engine, resource, caller, kind, id, input);
+  } catch (error) {
+    // A sequence left behind its table (by a tool outside the service) is moved on, and the write made again.
+    if (!engine.isIdClash(error, resource.table)) throw error;
+    await engine.syncGeneratedIds(engine.db, resource.table);
+    return writeRecord(engine, resource, caller, kind, id, input);
+  }
+}
+
+async function writeRecord(engine: Engine, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
+  return changeData(engine, async (trx) => {
+    const existing = id === null ? null : await oneRecord(engine, resource, caller, id, trx);
+    if (id !== null && !existing) throw new WriteRefused('not_found');
+    const service = resource.serviceFields ?? {};
+    const ignore = new Set(['id', ...Object.values(service)]);
+    // PUT keeps the stored value of an optional field it leaves out; required ones must be given.
+    const base = kind === 'replace' && existing ? Object.fromEntries(storedFields(resource).filter(([name, field]) => !field.required && !ignore.has(name)).map(([name]) => [name, existing[name]])) : {};
+    const { record: cleaned, problems } = cleanRecord(resource, { ...base, ...input }, { partial: kind === 'patch', ignore });
+    const record: Row = { ...(existing ?? {}), ...cleaned };
+    const stamp = nowCanonical();
+    if (service.created && !existing) record[service.created] = stamp;
+    if (service.modified) record[service.modified] = stamp;
+    if (service.author && !existing) record[service.author] = caller.userId;
+    if (problems.length === 0) problems.push(...checkRecord(resource, { ...record, ...(await nestedOf(engine, trx, resource, id)) }));
+    // A value already refused is not looked up: it may be one the database cannot even compare.
+    const skip = new Set([...(service.author ? [service.author] : []), ...problems.map((problem) => problem.field)]);
+    problems.push(...(await referenceProblems(engine, trx, resource, caller, record, skip)));
+    problems.push(...(await uniqueProblems(trx, resource, record, id, skip)));
+    if (problems.length) throw new WriteRefused('invalid', problems);
+    if (!(await mayWrite(trx, resource, caller, kind, existing, record))) throw new WriteRefused('forbidden');
+    if (existing && id !== null) {
+      await updateRecord(engine, trx, resource, id, record);
+      return id;
+    }
+    return insertRecord(engine, trx, resource, record);
+  });
+}
+
+export async function deleteRecord(engine: Engine, resource: Resource, caller: Caller, id: number): Promise<void> {
+  await changeData(engine, async (trx) => {
+    const existing = await oneRecord(engine, resource, caller, id, trx);
+    if (!existing) throw new WriteRefused('not_found');
+    if (!(await mayWrite(trx, resource, caller, 'delete', existing, existing))) throw new WriteRefused('forbidden');
+    for (const collection of resource.nested ?? []) await trx.deleteFrom(collection.entity.table).where(collection.parent, '=', id).execute();
+    await detachReferences(trx, resource.table, id);
+    await trx.deleteFrom(resource.table).where('id', '=', id).execute();
+  });
+}
+
+/**
+ * What pointed to a deleted record: optional references are cleared (a transaction keeps its
+ * history without the organisation); records that cannot exist without it (an organisation's
+ * employments and partnerships) go with it.
+ */
+async function detachReferences(db: Kysely<Database>, table: string, id: number): Promise<void> {
+  for (const entity of ENTITY_BY_TABLE.values()) {
+    for (const [name, field] of storedFields(entity)) {
+      if (field.references !== table || name === 'id') continue;
+      if (field.nullable) await db.updateTable(entity.table).set({ [name]: null }).where(name, '=', id).execute();
+      else await db.deleteFrom(entity.table).where(name, '=', id).execute();
+    }
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Who sees and who may write what (http.md, Roles and visibility; resources.md, write rules).
+ * The one place the rule lives: written once, as SQL, and used by lists and counts, details,
+ * filters through relations, writes and their references, my_projects and the reports.
+ *
+ * A project is open to everyone when it is public and published; a signed-in caller also sees
+ * the projects their organisations take part in; administrators see everything. A record tied to
+ * a project (through the foreign keys of its path) is seen when its project is.
+ */
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import {
+  EDIT_ROLES, organisationsWithRole, projectPathOf, storedFields, writersOf,
+  type Caller, type Entity, type Resource, type Row,
+} from '../resources/define.ts';
+import { entityOf } from '../resources/index.ts';
+import type { Database, Engine } from './engine/index.ts';
+
+// A query over one declared table, whose columns are known only at run time.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tables are declared at run time
+export type Query = SelectQueryBuilder<Database, any, object>;
+
+const columns = new Map<string, RawBuilder<unknown>>();
+
+/**
+ * `alias.name` as a column reference. Kysely's expressions are immutable, so each is made once
+ * and shared by every query that names it: building a query is most of what a fresh page costs.
+ */
+export function column(alias: string, name: string): RawBuilder<unknown> {
+  const key = `${alias}.${name}`;
+  let reference = columns.get(key);
+  if (!reference) columns.set(key, (reference = sql.ref(key)));
+  return reference;
+}
+
+/** What decides which records a caller sees: administrators, anonymous callers, or their roles. */
+export function visibilityKey(caller: Caller): string {
+  if (caller.isAdmin) return 'admin';
+  return [...caller.organisations].sort(([a], [b]) => a - b).map(([id, groups]) => `${id}:${[...groups].sort().join('+')}`).join(',');
+}
+
+function partnerProjects(db: Kysely<Database>, organisations: readonly number[]) {
+  return db.selectFrom('partnership').select('project').where('organisation', 'in', organisations);
+}
+
+/**
+ * `query` (over records of `entity` as `alias`) narrowed to those whose project, reached through
+ * the foreign keys of `path`, the caller may see. Joins are aliased `${prefix}0`, `${prefix}1`, …
+ * so that nested queries do not mix them up.
+ */
+export function throughVisibleProject(engine: Engine, query: Query, caller: Caller, alias: string, entity: Entity, path: readonly string[], prefix: string): Query {
+  if (caller.isAdmin) return query;
+  let at = alias;
+  path.forEach((foreignKey, hop) => {
+    const target = (entity.fields[foreignKey] as { references: string }).references;
+    const next = `${prefix}${hop}`;
+    query = query.innerJoin(`${target} as ${next}`, (join) => join.onRef(column(next, 'id') as never, '=', column(at, foreignKey) as never));
+    at = next;
+    entity = entityOf(target);
+  });
+  return query.where((eb) => {
+    const open = eb.and([eb(column(at, 'is_public'), '=', engine.dialect.true), eb(column(at, 'publishing_status'), '=', 'published')]);
+    const organisations = [...caller.organisations.keys()];
+    if (organisations.length === 0) return open;
+    return eb.or([open, eb(column(at, 'id'), 'in', partnerProjects(engine.db, organisations))]);
+  });
+}
+
+/** Reports without organisations, and those of the caller's organisations. */
+async function visibleReportIds(db: Kysely<Database>, caller: Caller): Promise<number[]> {
+  // Reports are few and keep their organisations as a JSON list: matched here rather than in SQL.
+  const reports = await db.selectFrom('report').select(['id', 'organisations']).execute();
+  return reports
+    .filter((report) => {
+      const organisations = JSON.parse(report.organisations as string) as number[];
+      return organisations.length === 0 || organisations.some((id) => caller.organisations.has(id));
+    })
+    .map((report) => report.id as number);
+}
+
+/** my_projects (resources.md): partner projects of the caller's organisations, unpublished ones only for edit roles. */
+function ownProjects(engine: Engine, query: Query, caller: Caller): Query {
+  if (caller.isAdmin) return query;
+  const editing = organisationsWithRole(caller, EDIT_ROLES);
+  const others = [...caller.organisations.keys()];
+  if (others.length === 0) return query.where(sql<SqlBool>`1 = 0`);
+  return query.where((eb) => {
+    const published = eb.and([eb(column('t', 'id'), 'in', partnerProjects(engine.db, others)), eb(column('t', 'publishing_status'), '=', 'published')]);
+    return editing.length ? eb.or([published, eb(column('t', 'id'), 'in', partnerProjects(engine.db, editing))]) : published;
+  });
+}
+
+/** The records of `resource` the caller may see, as `t`, before filters, order and paging; `db` runs what it must read first. */
+export async function visibleRecords(engine: Engine, resource: Resource, caller: Caller, db: Kysely<Database> = engine.db): Promise<Query> {
+  const query: Query = engine.db.selectFrom(`${resource.table} as t`);
+  if (caller.isAdmin) return query;
+  const visibility = resource.visibility;
+  switch (visibility.kind) {
+    case 'public':
+      return query;
+    case 'organisations': {
+      const ids = await visibleReportIds(db, caller);
+      return query.where(column('t', 'id'), 'in', ids.length ? ids : [-1]);
+    }
+    case 'own-projects':
+      return ownProjects(engine, query, caller);
+    case 'project':
+      return throughVisibleProject(engine, query, caller, 't', entityOf(resource.table), visibility.path, 'v');
+  }
+}
+
+/** The ids of `entity`'s records the caller may see (every one when it is not tied to a project). */
+export function visibleIds(engine: Engine, entity: Entity, caller: Caller, prefix: string): Query {
+  const query: Query = engine.db.selectFrom(`${entity.table} as ${prefix}`).select(`${prefix}.id`);
+  const path = projectPathOf(entity);
+  return path ? throughVisibleProject(engine, query, caller, prefix, entity, path, `${prefix}_`) : query;
+}
+
+/** Which of `ids` (records of `table`) the caller may see. */
+export async function seenAmong(engine: Engine, table: string, ids: readonly number[], caller: Caller, db: Kysely<Database> = engine.db): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const query = visibleIds(engine, entityOf(table), caller, 's').where('s.id', 'in', [...new Set(ids)]);
+  return new Set((await engine.run(query.compile(), db)).map((row) => Number(row.id)));
+}
+
+// ---- writes ------------------------------------------------------------------------------------
+
+/** Which of `projects` the caller may edit: an edit role at a partner organisation, or an administrator. */
+export async function editableAmong(engine: Engine, projects: readonly number[], caller: Caller): Promise<Set<number>> {
+  if (caller.isAdmin) return new Set(projects);
+  const organisations = organisationsWithRole(caller, EDIT_ROLES);
+  if (projects.length === 0 || organisations.length === 0) return new Set();
+  const query = engine.db.selectFrom('partnership').select('project').where('project', 'in', [...new Set(projects)]).where('organisation', 'in', organisations);
+  return new Set((await engine.run(query.compile())).map((row) => Number(row.project)));
+}
+
+/** The project a record belongs to, following its declared path; null when it has none. */
+export async function projectOf(db: Kysely<Database>, entity: Entity, record: Row): Promise<number | null> {
+  const path = projectPathOf(entity);
+  if (!path) return null;
+  if (path.length === 0) return record.id ?? null;
+  let value: unknown = record[path[0]];
+  let table = (entity.fields[path[0]] as { references: string }).references;
+  for (const foreignKey of path.slice(1)) {
+    if (value === null || value === undefined) return null;
+    const row = await db.selectFrom(table).select(foreignKey).where('id', '=', value as number).executeTakeFirst();
+    value = row?.[foreignKey] ?? null;
+    table = storedFields(entityOf(table)).find(([name]) => name === foreignKey)?.[1].references as string;
+  }
+  return (value as number | null) ?? null;
+}
+
+/** Whether the caller holds one of `roles` at a partner organisation of the record's project. */
+async function partnerWith(db: Kysely<Database>, entity: Entity, caller: Caller, roles: ReadonlySet<string>, record: Row): Promise<boolean> {
+  const project = await projectOf(db, entity, record);
+  const organisations = organisationsWithRole(caller, roles);
+  if (project === null || organisations.length === 0) return false;
+  return (await db.selectFrom('partnership').select('id').where('project', '=', project).where('organisation', 'in', organisations).executeTakeFirst()) !== undefined;
+}
+
+export type WriteKind = 'create' | 'replace' | 'patch' | 'delete';
+
+/**
+ * May the caller make this write? `existing` is the record before it (null for a create),
+ * `record` the record after it (the existing one for a delete).
+ */
+export async function mayWrite(db: Kysely<Database>, resource: Resource, caller: Caller, kind: WriteKind, existing: Row | null, record: Row): Promise<boolean> {
+  if (caller.isAdmin) return true;
+  const writers = writersOf(resource);
+  switch (writers.kind) {
+    case 'admins':
+      return false;
+    case 'organisation':
+      return (kind === 'replace' || kind === 'patch') && organisationsWithRole(caller, EDIT_ROLES).includes(record.id);
+    case 'partners':
+      return (existing === null || (await partnerWith(db, resource, caller, writers.roles, existing))) && partnerWith(db, resource, caller, writers.roles, record);
+    case 'authors': {
+      const own = existing !== null && caller.userId !== null && existing[resource.serviceFields?.author ?? ''] === caller.userId;
+      if (kind === 'create') return partnerWith(db, resource, caller, writers.roles, record);
+      if (kind === 'delete') return own || partnerWith(db, resource, caller, writers.moderators, record);
+      // The author rewrites their own text; moved elsewhere, it must go where they may write.
+      const moved = existing !== null && (await projectOf(db, resource, existing)) !== (await projectOf(db, resource, record));
+      return own && (!moved || partnerWith(db, resource, caller, writers.roles, record));
+    }
+  }
+}
