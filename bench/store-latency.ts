@@ -9,7 +9,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { generateDemo } from '../src/demo/generate.ts';
+import { generateDemo } from '../demo/generate.ts';
 import { buildApp } from '../src/http/app.ts';
 import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { importRecords } from '../src/store/import.ts';

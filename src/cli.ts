@@ -47,7 +47,7 @@ async function open(config: Config): Promise<Engine> {
 }
 
 async function demoSources(scale: number, seed: number): Promise<DatasetSource[]> {
-  const { generateDemo } = await import('./demo/generate.ts');
+  const { generateDemo } = await import('../demo/generate.ts');
   return generateDemo({ scale, seed }).map(({ entity, records }) => ({ file: entity, label: `demo ${entity}`, records }));
 }
 

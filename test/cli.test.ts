@@ -51,7 +51,7 @@ describe('command line', () => {
     assert.equal((await runCli(['import', FIXTURE], { DATABASE_URL: database })).code, 0);
     const again = await runCli(['import', FIXTURE], { DATABASE_URL: database });
     assert.equal(again.code, 1);
-    assert.equal(again.stderr, 'rsr-api: organisation.json[0] (id 1): id is already used, by an earlier record or in the database (import with --replace to replace its data)\n');
+    assert.equal(again.stderr, 'rsr-api: project.json[0] (id 1): id is already used, by an earlier record or in the database (import with --replace to replace its data)\n');
   });
 
   test('an unknown command or a bad option exits 1 with the usage', async () => {

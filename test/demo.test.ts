@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { generateDemo } from '../src/demo/generate.ts';
+import { generateDemo } from '../demo/generate.ts';
 import type { DatasetSource } from '../src/store/import.ts';
 import { request, startServer, testStores, type TestServer } from './support/server.ts';
 

@@ -191,7 +191,7 @@ for (const store of testStores()) {
           ['allow', 'content-type', 'etag', 'vary', ...(encoding ? ['content-encoding'] : []), 'content-length'].sort(), label);
         assert.equal(first.headers.get('allow'), LIST_ALLOW, label);
         assert.equal(first.headers.get('content-type'), 'application/json', label);
-        assert.equal(first.headers.get('vary'), encoding ? 'Accept, accept-encoding' : 'Accept', label);
+        assert.equal(first.headers.get('vary'), encoding ? 'Accept, Accept-Encoding' : 'Accept', label);
         assert.equal(first.headers.get('content-encoding'), encoding, label);
         if (!encoding) assert.equal(first.headers.get('content-length'), String(Buffer.byteLength(plain.text)), label);
         assert.equal(headersOf(second), headersOf(first), label);
@@ -202,6 +202,33 @@ for (const store of testStores()) {
       const etag = tagged.headers.get('etag') ?? '';
       const unchanged = await rawRequest(server.base, '/rest/v1/budget_item/?variant=0', { headers: { 'if-none-match': etag } });
       assert.deepEqual([unchanged.status, unchanged.headers.get('etag'), unchanged.text], [304, etag, '']);
+    });
+
+    test('JSON, XML and CSV, compressed or not: a cached answer has exactly the headers of a fresh one, and an ETag that answers 304', async () => {
+      const formats = [['json', 'application/json'], ['xml', 'application/xml; charset=utf-8'], ['csv', 'text/csv; charset=utf-8']] as const;
+      const shown = (answer: { status: number; headers: Headers; text: string }) => [answer.status, [...answer.headers].filter(([name]) => name !== 'date'), answer.text];
+      for (const [format, type] of formats) {
+        for (const asked of [null, 'gzip', 'br']) {
+          const label = `${format} ${asked ?? 'identity'}`;
+          const encoding = asked;
+          const path = `/rest/v1/organisation/?format=${format}&variant=${asked}`;
+          const headers: Record<string, string> = asked ? { 'accept-encoding': asked } : {};
+          const fresh = await rawRequest(server.base, path, { headers });
+          // Large enough to be compressed for clients that ask.
+          if (!asked) assert.ok(Number(fresh.headers.get('content-length')) > 1024, label);
+          const cached = await rawRequest(server.base, path, { headers });
+          assert.equal(fresh.status, 200, label);
+          assert.equal(fresh.headers.get('content-type'), type, label);
+          assert.equal(fresh.headers.get('content-encoding'), encoding, label);
+          assert.equal(fresh.headers.get('vary'), encoding ? 'Accept, Accept-Encoding' : 'Accept', label);
+          assert.equal(fresh.headers.get('content-disposition'), format === 'csv' ? 'attachment; filename="organisation.csv"' : null, label);
+          assert.deepEqual(shown(cached), shown(fresh), label);
+          const etag = fresh.headers.get('etag') ?? '';
+          assert.match(etag, /^"[A-Za-z0-9_-]{27}"$/, label);
+          const unchanged = await rawRequest(server.base, path, { headers: { ...headers, 'if-none-match': etag } });
+          assert.deepEqual([unchanged.status, unchanged.headers.get('etag'), unchanged.headers.get('content-type'), unchanged.text], [304, etag, null, ''], label);
+        }
+      }
     });
 
     test('a URL answered as JSON still answers XML and CSV to clients that ask for them', async () => {
@@ -222,7 +249,7 @@ for (const store of testStores()) {
         const answer = await rawRequest(server.base, `/rest/v1/budget_item/?asked=${encoding}`, { headers: { 'accept-encoding': encoding } });
         assert.equal(answer.status, 200);
         assert.equal(answer.headers.get('content-encoding'), expected, encoding);
-        assert.equal(answer.headers.get('vary'), expected ? 'Accept, accept-encoding' : 'Accept', encoding);
+        assert.equal(answer.headers.get('vary'), expected ? 'Accept, Accept-Encoding' : 'Accept', encoding);
       }
       // fetch unpacks br, gzip and deflate: a first (compressing) answer and a cached one give the same text.
       const plain = (await request(server.base, '/rest/v1/budget_item/?unpacked')).text;

@@ -112,7 +112,7 @@ for (const store of testStores()) {
       await importRecords(engine, readDataset(FIXTURE), { replace: true });
       const before = await tableCounts(engine);
       await assert.rejects(importRecords(engine, readDataset(FIXTURE)), {
-        message: 'organisation.json[0] (id 1): id is already used, by an earlier record or in the database (import with --replace to replace its data)',
+        message: 'project.json[0] (id 1): id is already used, by an earlier record or in the database (import with --replace to replace its data)',
       });
       assert.deepEqual(await tableCounts(engine), before);
       await importRecords(engine, readDataset(FIXTURE), { replace: true });

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateDemo } from '../src/demo/generate.ts';
+import { generateDemo } from '../demo/generate.ts';
 import { RESOURCES } from '../src/resources/index.ts';
 import { request, startServer, testStores, type TestServer } from './support/server.ts';
 

@@ -1,16 +1,16 @@
 /** The Fastify application: resource routes, the API root, and the answers every route shares. */
-import compress from '@fastify/compress';
-import etag from '@fastify/etag';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RESOURCES } from '../resources/index.ts';
 import type { Engine } from '../store/engine/index.ts';
 import { Reader } from '../store/reader.ts';
 import { registerAuthentication } from './auth.ts';
-import { ApiError, clientError, databaseUnavailable, invalidHost, notFound, unsupportedMediaType } from './errors.ts';
-import { COMPRESS_THRESHOLD, ENCODINGS, ResponseCache } from './response-cache.ts';
-import { registerResource, takesTrailingSlash } from './routes.ts';
+import { ApiError, clientError, databaseUnavailable, invalidHost, jsonParseError, notFound, refusedByFramework, serverError, unsupportedMediaType } from './errors.ts';
+import { representError, representJson, send } from './respond.ts';
+import { ResponseCache } from './response-cache.ts';
+import { resourceRoutes, takesTrailingSlash } from './routes.ts';
+import type { Services } from './services.ts';
 import { origin, redirectWithSlash, splitUrl } from './url.ts';
 
 export interface AppOptions {
@@ -29,6 +29,8 @@ export interface AppOptions {
 /** Request bodies over 1 MiB are refused with 413 (http.md). */
 const BODY_LIMIT = 1024 * 1024;
 
+const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => send(request, reply, representError(reply, error));
+
 export function buildApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? false,
@@ -36,13 +38,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     bodyLimit: BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 500 },
     // A path that cannot be decoded, or a segment too long to be an id, names nothing here.
-    // These replies skip the app's hooks: their headers are set here, and a Buffer keeps Fastify's charset off.
-    frameworkErrors: (error, request, reply) => {
-      const answer = notFound(false);
-      void (reply as unknown as FastifyReply).code(answer.status).header('vary', 'Accept').header('content-type', 'application/json').send(Buffer.from(JSON.stringify(answer.body)));
-    },
+    frameworkErrors: (error, request, reply) => void sendError(request, reply as unknown as FastifyReply, notFound(false)),
     clientErrorHandler: answerClientError,
   });
+  const responses = new ResponseCache(options.engine);
+  const services: Services = { engine: options.engine, reader: options.reader ?? new Reader(options.engine), responses, timeZone: options.timeZone };
+  app.decorate('services', services);
 
   const allowed = options.allowedHosts;
   if (allowed) {
@@ -50,19 +51,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     app.addHook('onRequest', (request, reply, done) => done(hostAllowed(request.host, allowed) ? undefined : invalidHost()));
   }
 
-  // http.md: every response carries Vary: Accept; JSON is application/json without a charset.
-  // Hooks every answer passes take callbacks: an async hook costs a promise per request.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const vary = String(reply.getHeader('vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-    if (!vary.some((name) => name.toLowerCase() === 'accept')) reply.header('vary', ['Accept', ...vary].join(', '));
-    const type = reply.getHeader('content-type');
-    if (typeof type === 'string' && type.startsWith('application/json')) reply.header('content-type', 'application/json');
-    done(null, payload);
-  });
-
   const schemaReady = options.schemaReady;
   if (schemaReady) {
     let ready = false;
+    // Hooks every answer passes take callbacks: an async hook costs a promise per request.
     app.addHook('onRequest', (request, reply, done) => {
       if (ready) return done();
       schemaReady().then(() => {
@@ -72,50 +64,34 @@ export function buildApp(options: AppOptions): FastifyInstance {
     });
   }
 
-  // Conditional requests (ETag / If-None-Match -> 304) and compression for clients that ask.
-  void app.register(etag);
-  void app.register(compress, { global: true, threshold: COMPRESS_THRESHOLD, encodings: [...ENCODINGS] });
   registerBodyParsers(app);
   registerAuthentication(app, options.engine);
-  // Routes load after the plugins above, so that compression sees them declared (its onRoute hook).
-  const responses = new ResponseCache(options.engine);
   responses.register(app);
-  void app.register(async (api) => {
-    const reader = options.reader ?? new Reader(options.engine);
-    for (const resource of RESOURCES) registerResource(api, resource, { engine: options.engine, reader, timeZone: options.timeZone, responses });
-    api.get('/rest/v1/', async (request) => {
-      const names = RESOURCES.map((resource) => resource.name).sort();
-      return Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]));
-    });
+  for (const resource of RESOURCES) void app.register(resourceRoutes, { resource });
+  app.get('/rest/v1/', async (request, reply) => {
+    const names = RESOURCES.map((resource) => resource.name).sort();
+    return send(request, reply, representJson(reply, Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]))));
   });
 
   app.setNotFoundHandler(async (request, reply) => {
     const [path] = splitUrl(request.url);
     if (!path.endsWith('/') && takesTrailingSlash(path, RESOURCES)) return redirectWithSlash(request, reply);
-    return reply.code(404).send({ detail: 'Not found.' });
+    return sendError(request, reply, notFound());
   });
 
-  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) {
-      if (!error.withRouteHeaders) reply.removeHeader('allow');
-      return reply.code(error.status).send(error.body);
-    }
-    if (options.engine.isUnavailable(error)) {
-      const unavailable = databaseUnavailable();
-      reply.removeHeader('allow');
-      return reply.code(unavailable.status).header('retry-after', '1').send(unavailable.body);
-    }
-    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.code(415).send(unsupportedMediaType(request.headers['content-type'] ?? '').body);
-    }
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).send({ detail: error.message });
-    }
-    request.log.error(error);
-    return reply.code(500).send({ detail: 'A server error occurred.' });
-  });
+  app.setErrorHandler(async (error: FastifyError | ApiError, request, reply) => sendError(request, reply, asApiError(error, request, options.engine)));
 
   return app;
+}
+
+/** Any error a request ends in, as an entry of the catalogue; what is none is logged and 500. */
+function asApiError(error: FastifyError | ApiError, request: FastifyRequest, engine: Engine): ApiError {
+  if (error instanceof ApiError) return error;
+  if (engine.isUnavailable(error)) return databaseUnavailable();
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return unsupportedMediaType(request.headers['content-type'] ?? '');
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return refusedByFramework(error.statusCode, error.message);
+  request.log.error(error);
+  return serverError();
 }
 
 /** What Node's parser refused (http.md, Errors: every error body is JSON), written to the socket as Fastify does. */
@@ -151,7 +127,7 @@ function registerBodyParsers(app: FastifyInstance): void {
       // Bytes that are not UTF-8 are refused, not read as U+FFFD (DRF's JSONParser decodes strictly).
       done(null, JSON.parse(STRICT_UTF8.decode(body as Buffer)));
     } catch (error) {
-      done(new ApiError(400, { detail: `JSON parse error - ${(error as Error).message}` }), undefined);
+      done(jsonParseError((error as Error).message), undefined);
     }
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {

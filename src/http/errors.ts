@@ -4,12 +4,15 @@ export class ApiError extends Error {
   readonly body: Record<string, unknown>;
   /** Route headers (Allow) are left off where the original's router sends none. */
   readonly withRouteHeaders: boolean;
+  /** Headers of the error itself (Retry-After). */
+  readonly headers: Record<string, string>;
 
-  constructor(status: number, body: Record<string, unknown>, withRouteHeaders = true) {
+  constructor(status: number, body: Record<string, unknown>, withRouteHeaders = true, headers: Record<string, string> = {}) {
     super(typeof body.detail === 'string' ? body.detail : `HTTP ${status}`);
     this.status = status;
     this.body = body;
     this.withRouteHeaders = withRouteHeaders;
+    this.headers = headers;
   }
 }
 
@@ -19,7 +22,17 @@ export const methodNotAllowed = (method: string) => new ApiError(405, { detail: 
 export const notAuthenticated = () => new ApiError(403, { detail: 'Authentication credentials were not provided.' });
 export const permissionDenied = () => new ApiError(403, { detail: 'You do not have permission to perform this action.' });
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
-export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' });
+/** The database is away (outage, restart, a write during an import): worth trying again in a second. */
+export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' }, false, { 'retry-after': '1' });
+export const serverError = () => new ApiError(500, { detail: 'A server error occurred.' }, false);
+/** A filter or ordering the caller may not use, or that cannot be applied (decisions D8, D9). */
+export const badFilter = (message: string) => new ApiError(400, { detail: message });
+export const jsonParseError = (message: string) => new ApiError(400, { detail: `JSON parse error - ${message}` });
+export const notADictionary = (type: string) => new ApiError(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${type}.`] });
+/** DRF's validation error body: each field's messages, in field order. */
+export const invalidData = (problems: Record<string, string[]>) => new ApiError(400, problems);
+/** Refusals of the HTTP framework itself (a body over the limit: 413), in the catalogue's shape. */
+export const refusedByFramework = (status: number, message: string) => new ApiError(status, { detail: message });
 export const invalidHost = () => new ApiError(400, { detail: 'Invalid host header.' }, false);
 
 /**

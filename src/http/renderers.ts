@@ -1,12 +1,6 @@
-/**
- * XML and CSV bodies (http.md, Formats), written record by record as a stream: a page of 1000
- * records is never held a second time as one long string.
- */
-import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
-import { stringify } from 'csv-stringify';
+/** XML and CSV bodies (http.md, Formats), as DRF's XMLRenderer and rest_framework_csv write them. */
+import { stringify } from 'csv-stringify/sync';
 import { XMLBuilder } from 'fast-xml-parser';
-import type { Format } from './negotiate.ts';
 
 type Json = unknown;
 
@@ -26,7 +20,7 @@ const NAME_START_CHAR = new RegExp(`^[${NAME_START}]$`, 'u');
 const NAME_CHAR = new RegExp(`^[${NAME_REST}]$`, 'u');
 /* eslint-enable no-misleading-character-class */
 
-const xmlText = (text: string) => text.replace(NOT_XML_CHAR, '\uFFFD');
+const xmlSafe = (text: string) => text.replace(NOT_XML_CHAR, '\uFFFD');
 
 /**
  * A key as an element name. Keys of JSON fields are the caller's (`{"<x>": 1}`, `{"#text": 1}`):
@@ -44,25 +38,14 @@ function xmlShape(value: Json): unknown {
   if (Array.isArray(value)) return { 'list-item': value.map(xmlShape) };
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'string') return xmlText(value);
+  if (typeof value === 'string') return xmlSafe(value);
   if (typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [xmlName(key), xmlShape(item)]));
   return value;
 }
 
-/** The document `<?xml …?><root>…</root>`; the records under `listKey` are built one at a time. */
-export function xmlStream(body: Record<string, Json>, listKey: string | null): Readable {
-  function* chunks(): Generator<string> {
-    yield '<?xml version="1.0" encoding="utf-8"?><root>';
-    for (const [key, value] of Object.entries(body)) {
-      if (key === listKey && Array.isArray(value)) {
-        yield `<${key}>`;
-        for (const record of value) yield xml.build({ 'list-item': xmlShape(record) });
-        yield `</${key}>`;
-      } else yield xml.build({ [key]: xmlShape(value) });
-    }
-    yield '</root>';
-  }
-  return Readable.from(chunks());
+/** The document `<?xml …?><root>…</root>`. */
+export function xmlText(body: Record<string, Json>): string {
+  return `<?xml version="1.0" encoding="utf-8"?><root>${xml.build(xmlShape(body))}</root>`;
 }
 
 /** rest_framework_csv's flattening: nested keys joined with dots, list entries by index. */
@@ -81,10 +64,11 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 const neutraliseFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
 
 /** One row per record; the header is the sorted union of the flattened column names; CRLF. */
-export function csvStream(records: readonly Json[]): Readable {
+export function csvText(records: readonly Json[]): string {
   const rows = records.map((record) => flatten(record, '', new Map()));
   const columns = [...new Set(rows.flatMap((row) => [...row.keys()]))].sort();
-  const csv = stringify({
+  const table = rows.map((row) => Object.fromEntries(columns.map((column) => [column, row.get(column) ?? null])));
+  return stringify(table, {
     header: true,
     columns,
     record_delimiter: 'windows',
@@ -92,7 +76,6 @@ export function csvStream(records: readonly Json[]): Readable {
     quoted_match: /[\r\n]/,
     cast: { boolean: (value) => (value ? 'True' : 'False'), string: neutraliseFormula },
   });
-  return Readable.from(rows.map((row) => Object.fromEntries(columns.map((column) => [column, row.get(column) ?? null])))).pipe(csv);
 }
 
 export interface Rendering {
@@ -102,13 +85,8 @@ export interface Rendering {
   filename: string;
 }
 
-/** JSON goes back to Fastify (schema serialization); XML and CSV are streamed from here. */
-export function respond(reply: FastifyReply, format: Format, body: Record<string, unknown>, rendering: Rendering): unknown {
-  if (format === 'json') return body;
-  if (format === 'xml') return reply.type('application/xml; charset=utf-8').send(xmlStream(body, rendering.listKey));
-  const records = rendering.listKey === null ? [body] : (body[rendering.listKey] as unknown[]);
-  return reply
-    .type('text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="${rendering.filename}.csv"`)
-    .send(csvStream(records));
+/** The text of an XML or CSV answer; CSV holds the records under `listKey` (or the one record). */
+export function renderText(format: 'xml' | 'csv', body: Record<string, Json>, rendering: Rendering): string {
+  if (format === 'xml') return xmlText(body);
+  return csvText(rendering.listKey === null ? [body] : (body[rendering.listKey] as Json[]));
 }

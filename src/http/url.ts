@@ -1,6 +1,7 @@
 /** What a route needs of the request's URL, read the same way everywhere. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseQueryString, type QueryPairs } from '../query/params.ts';
+import { sendEmpty } from './respond.ts';
 
 /** The path and the query (with its `?`, or ''), as the client sent them. */
 export function splitUrl(url: string): [path: string, query: string] {
@@ -27,5 +28,5 @@ export function baseUrl(request: FastifyRequest): string {
 /** Django's APPEND_SLASH: 301 to the same path with a slash, query kept. */
 export function redirectWithSlash(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const [path, query] = splitUrl(request.url);
-  return reply.code(301).header('location', `${path}/${query}`).send();
+  return sendEmpty(reply, 301, { location: `${path}/${query}` });
 }

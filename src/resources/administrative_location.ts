@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { codeLabel, codeName } from '../codelists/index.ts';
 import { pythonFloat } from '../text/python.ts';
-import { attachOne, code, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.ts';
+import { one, code, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.ts';
 
 /** codelists/README.md: "Latitude: …, Longitude: …, Country: …" + " (name)"; 0 or null is missing. */
 function locationText(location: Row | null): string {
@@ -19,14 +19,12 @@ const administrativeLocation = resource({
   fields: {
     id: id(),
     location: fk('project_location', { required: true }),
-    location_unicode: derived(Type.String(), (row) => locationText(row.$location)),
+    location_unicode: derived(Type.String(), (row, ctx, related) => locationText(related.location)),
     vocabulary: code('geographic_vocabulary'),
     vocabulary_label: derived(Type.String(), (row) => codeLabel('geographic_vocabulary', row.vocabulary)),
     code: text({ maxLength: 25 }),
     level: int({ null: true, min: 0 }),
   },
-  async expand(rows, lookup) {
-    await attachOne(rows, lookup, 'location', 'project_location', '$location');
-  },
+  related: { location: one('location', 'project_location') },
 });
 export default administrativeLocation;

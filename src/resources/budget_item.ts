@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { budgetItemLabels, codeLabel } from '../codelists/index.ts';
 import { pythonThousands } from '../text/python.ts';
-import { attachOne, periodOrder, code, date, decimal, derived, fk, id, int, text, type Row, ownedByProject, resource } from './define.ts';
+import { one, periodOrder, code, date, decimal, derived, fk, id, int, text, type Related, type Row, ownedByProject, resource } from './define.ts';
 
 /** resources.md: the label's text; without one, RSR's "No budget item specified" rendering. */
-function labelText(row: Row): string {
+function labelText(row: Row, related: Related): string {
   if (row.label !== null) return budgetItemLabels.get(row.label) ?? String(row.label);
-  const currency = row.currency || row.$project?.currency || '';
+  const currency = row.currency || related.project?.currency || '';
   const amount = row.amount ? ` - ${pythonThousands(row.amount)} ${currency}` : ' - No amount specified';
   return `No budget item specified${amount}${row.type === '2' ? ' (Revised)' : ''}`;
 }
@@ -19,13 +19,13 @@ const budgetItem = resource({
     id: id(),
     project: fk('project', { required: true }),
     label: int({ null: true, choices: [...budgetItemLabels.keys()], index: 'filter' }),
-    label_label: derived(Type.String(), labelText),
+    label_label: derived(Type.String(), (row, ctx, related) => labelText(row, related)),
     other_extra: text({ null: true, maxLength: 30, index: 'order' }),
     amount: decimal(14, 2, { null: true, index: 'order' }),
     type: text({ choices: ['1', '2'] }),
     type_label: derived(Type.String(), (row) => codeLabel('budget_type', row.type)),
     currency: code('currency'),
-    currency_label: derived(Type.String(), (row) => codeLabel('currency', row.currency || row.$project?.currency)),
+    currency_label: derived(Type.String(), (row, ctx, related) => codeLabel('currency', row.currency || related.project?.currency)),
     status: text({ choices: ['1', '2'] }),
     status_label: derived(Type.String(), (row) => codeLabel('budget_status', row.status)),
     period_start: date({ null: true }),
@@ -33,8 +33,6 @@ const budgetItem = resource({
     value_date: date({ null: true }),
   },
   checks: [periodOrder('period_start', 'period_end')],
-  async expand(rows, lookup) {
-    await attachOne(rows, lookup, 'project', 'project', '$project');
-  },
+  related: { project: one('project', 'project') },
 });
 export default budgetItem;

@@ -76,16 +76,30 @@ export interface StoredField {
   index?: 'filter' | 'order';
   schema: TSchema;
   /** How the value is shown when that is not simply the stored value. */
-  render?(row: Row, ctx: RenderContext): unknown;
+  render?(row: Row, ctx: RenderContext, related: Related): unknown;
   /** Turns a written value into the stored one; returns an error message when it cannot. */
   parse?(value: unknown): { value: unknown } | { error: string };
 }
 
+/** Rows related to one record, by the names its resource declares them under (`related`, `expand`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- shaped by each resource's declaration
+export type Related = Record<string, any>;
+
 export interface DerivedField {
   kind: 'derived';
   schema: TSchema;
-  compute(row: Row, ctx: RenderContext): unknown;
+  compute(row: Row, ctx: RenderContext, related: Related): unknown;
 }
+
+/** How a resource reaches rows of other tables that its derived fields show (read a page at a time). */
+export type Relation =
+  /** The row the foreign key `via` points to, or null. */
+  | { kind: 'one'; via: string; table: string }
+  /** The rows of `table` whose `column` holds the record's id, in id order. */
+  | { kind: 'many'; table: string; column: string };
+
+export const one = (via: string, table: string): Relation => ({ kind: 'one', via, table });
+export const many = (table: string, column: string): Relation => ({ kind: 'many', table, column });
 
 export type Field = StoredField | DerivedField;
 
@@ -160,8 +174,10 @@ export interface Resource extends Entity {
   /** Ids listed first, in this order, when no ordering is asked for (reports: the seed's order). */
   pinnedOrder?: readonly number[];
   visibility: Visibility;
-  /** Attaches related rows (under `$`-prefixed keys) that derived fields read. */
-  expand?(rows: Row[], lookup: Lookup, caller: Caller): Promise<void>;
+  /** Related rows the derived fields read, each by name. */
+  related?: Readonly<Record<string, Relation>>;
+  /** What simple relations cannot say: fills each record's `related` (same index as `rows`). */
+  expand?(rows: Row[], related: Related[], lookup: Lookup, caller: Caller): Promise<void>;
   /** Default: partners' edit roles for project records, administrators for the rest. */
   writers?: Writers;
   /** Fields the service sets, never the caller: `created`/`modified` timestamps, the author. */
@@ -272,25 +288,6 @@ export const Nullable = (schema: TSchema): TSchema => nullable(schema, true);
 
 export const asc = (field: string): OrderTerm => ({ field, descending: false });
 export const desc = (field: string): OrderTerm => ({ field, descending: true });
-
-/** Attaches to each row the row of `table` its foreign key `fk` points to, as row[as]. */
-export async function attachOne(rows: Row[], lookup: Lookup, fkField: string, table: string, as: string): Promise<void> {
-  const ids = [...new Set(rows.map((row) => row[fkField]).filter((value) => value !== null))];
-  const targets = new Map((await lookup.byColumn(table, 'id', ids)).map((target) => [target.id, target]));
-  for (const row of rows) row[as] = targets.get(row[fkField]) ?? null;
-}
-
-/** Attaches to each row the rows of `table` whose `column` holds the row's id, as row[as]. */
-export async function attachMany(rows: Row[], lookup: Lookup, table: string, column: string, as: string): Promise<void> {
-  const children = await lookup.byColumn(table, column, rows.map((row) => row.id));
-  const byParent = new Map<unknown, Row[]>();
-  for (const child of children.sort((a, b) => a.id - b.id)) {
-    const list = byParent.get(child[column]);
-    if (list) list.push(child);
-    else byParent.set(child[column], [child]);
-  }
-  for (const row of rows) row[as] = byParent.get(row.id) ?? [];
-}
 
 /** `start` must not be later than `end` when both are set. */
 export const periodOrder = (start: string, end: string): RecordCheck => (record) =>

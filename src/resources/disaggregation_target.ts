@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { attachOne, decimal, derived, fk, id, Nullable, ownedByProject, resource } from './define.ts';
+import { one, decimal, derived, fk, id, Nullable, ownedByProject, resource } from './define.ts';
 
 const disaggregationTarget = resource({
   name: 'disaggregation_target',
@@ -9,12 +9,10 @@ const disaggregationTarget = resource({
     id: id(),
     period: fk('indicator_period', { required: true }),
     // The dimension that owns dimension_value (resources.md).
-    dimension_name: derived(Nullable(Type.Integer()), (row) => row.$value?.name ?? null),
+    dimension_name: derived(Nullable(Type.Integer()), (row, ctx, related) => related.value?.name ?? null),
     dimension_value: fk('indicator_dimension_value', { null: true }),
     value: decimal(20, 2, { null: true }),
   },
-  async expand(rows, lookup) {
-    await attachOne(rows, lookup, 'dimension_value', 'indicator_dimension_value', '$value');
-  },
+  related: { value: one('dimension_value', 'indicator_dimension_value') },
 });
 export default disaggregationTarget;

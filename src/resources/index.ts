@@ -1,5 +1,5 @@
 /** Every declared table and API resource. Adding a resource is adding its file and a line here. */
-import type { Entity, Resource } from './define.ts';
+import { storedFields, type Entity, type Resource } from './define.ts';
 import administrativeLocation from './administrative_location.ts';
 import budgetItem from './budget_item.ts';
 import disaggregationTarget from './disaggregation_target.ts';
@@ -31,42 +31,45 @@ export interface DatasetFile {
   entity: Entity;
 }
 
-export const DATASET_FILES: readonly DatasetFile[] = [
-  { file: 'organisation', entity: organisation },
-  { file: 'project', entity: support.project },
-  { file: 'program', entity: support.program },
-  { file: 'user', entity: support.user },
-  { file: 'employment', entity: support.employment },
-  { file: 'partnership', entity: support.partnership },
-  { file: 'project_location', entity: support.projectLocation },
-  { file: 'result', entity: support.result },
-  { file: 'indicator', entity: support.indicator },
-  { file: 'indicator_period', entity: support.indicatorPeriod },
-  { file: 'indicator_period_data', entity: support.indicatorPeriodData },
-  { file: 'indicator_dimension_name', entity: support.indicatorDimensionName },
-  { file: 'indicator_dimension_value', entity: support.indicatorDimensionValue },
-  { file: 'project_update', entity: support.projectUpdate },
-  { file: 'keyword', entity: keyword },
-  { file: 'reports', entity: reports },
-  { file: 'budget_item', entity: budgetItem },
-  { file: 'transaction', entity: transaction },
-  { file: 'indicator_period_data_comment', entity: indicatorPeriodDataComment },
-  { file: 'recipient_region', entity: recipientRegion },
-  { file: 'project_custom_field', entity: projectCustomField },
-  { file: 'administrative_location', entity: administrativeLocation },
-  { file: 'link', entity: link },
-  { file: 'disaggregation_target', entity: disaggregationTarget },
-  { file: 'humanitarian_scope', entity: humanitarianScope },
+/** The tables behind the lists, filled from dataset files of their own names. */
+const SUPPORTING: readonly Entity[] = [
+  support.project, support.program, support.user, support.employment, support.partnership,
+  support.projectLocation, support.result, support.indicator, support.indicatorPeriod,
+  support.indicatorPeriodData, support.indicatorDimensionName, support.indicatorDimensionValue,
+  support.projectUpdate,
 ];
 
-/** Every table, each declared once (organisation_location lives inside organisation records). */
-export const TABLES: readonly Entity[] = [
-  ...DATASET_FILES.map((dataset) => dataset.entity).slice(0, 1),
-  organisationLocation,
-  ...DATASET_FILES.map((dataset) => dataset.entity).slice(1),
-  // Not part of datasets: an import with --replace removes them with the users they belong to.
-  support.apiToken,
-];
+/**
+ * Entities ordered so that every foreign key points to a table listed before it (a reference to
+ * the table itself, or to one outside the list, does not count); otherwise in the order given.
+ */
+export function dependencyOrder(entities: readonly Entity[]): Entity[] {
+  const tables = new Set(entities.map((entity) => entity.table));
+  const placed = new Set<string>();
+  const ordered: Entity[] = [];
+  const waiting = [...entities];
+  while (waiting.length) {
+    const ready = waiting.findIndex((entity) => storedFields(entity).every(([, field]) => !field.references || field.references === entity.table || !tables.has(field.references) || placed.has(field.references)));
+    if (ready < 0) throw new Error(`Foreign keys in a circle among ${waiting.map((entity) => entity.table).join(', ')}`);
+    const [entity] = waiting.splice(ready, 1);
+    placed.add(entity.table);
+    ordered.push(entity);
+  }
+  return ordered;
+}
+
+/** Lists whose records are computed per caller from other tables (my_projects) have no file. */
+const COMPUTED: ReadonlySet<Resource> = new Set(RESOURCES.filter((resource) => resource.visibility.kind === 'own-projects'));
+
+export const DATASET_FILES: readonly DatasetFile[] = dependencyOrder([...SUPPORTING, ...RESOURCES.filter((resource) => !COMPUTED.has(resource))])
+  .map((entity) => ({ file: 'name' in entity ? (entity as Resource).name : entity.table, entity }));
+
+/**
+ * Every table, each declared once, targets first: organisation_location lives inside organisation
+ * records; API tokens are not part of datasets (an import with --replace removes them with the
+ * users they belong to).
+ */
+export const TABLES: readonly Entity[] = dependencyOrder([...DATASET_FILES.map((dataset) => dataset.entity), organisationLocation, support.apiToken]);
 
 export const ENTITY_BY_TABLE: ReadonlyMap<string, Entity> = new Map(TABLES.map((entity) => [entity.table, entity]));
 
@@ -77,4 +80,4 @@ export function entityOf(table: string): Entity {
 }
 
 /** Files a dataset may hold that are not imported: my_projects is computed per caller. */
-export const IGNORED_DATASET_FILES = ['my_projects'];
+export const IGNORED_DATASET_FILES: readonly string[] = [...COMPUTED].map((resource) => resource.name);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { sortKey } from '../text/sortkey.ts';
-import { EDIT_ROLES, attachOne, derived, desc, fk, id, text, timestamp, type Lookup, type Row, ownedByProject, resource } from './define.ts';
+import { EDIT_ROLES, derived, desc, fk, id, one, text, timestamp, type Lookup, type Row, ownedByProject, resource } from './define.ts';
 
 const ORGANISATION = Type.Object({
   id: Type.Integer(),
@@ -17,21 +17,22 @@ const USER_DETAILS = Type.Object({
   approved_organisations: Type.Array(ORGANISATION),
 });
 
-/** Attaches `$organisations` to each author: organisations of approved employments, by name. */
-async function attachApprovedOrganisations(users: Row[], lookup: Lookup): Promise<void> {
+/** Each author's organisations of approved employments, by name. */
+async function approvedOrganisations(users: Row[], lookup: Lookup): Promise<Map<number, Row[]>> {
   const employments = (await lookup.byColumn('employment', 'user', users.map((user) => user.id)))
     .filter((employment) => employment.is_approved);
   const organisationIds = [...new Set(employments.map((employment) => employment.organisation))];
   const organisations = new Map(
     (await lookup.byColumn('organisation', 'id', organisationIds)).map((organisation) => [organisation.id, organisation]),
   );
-  for (const user of users) {
+  return new Map(users.map((user) => {
     const ids = new Set(employments.filter((employment) => employment.user === user.id).map((employment) => employment.organisation));
-    user.$organisations = [...ids]
+    const approved = [...ids]
       .map((organisationId) => organisations.get(organisationId))
       .filter((organisation): organisation is Row => organisation !== undefined)
       .sort((a, b) => compareByName(a, b));
-  }
+    return [user.id, approved];
+  }));
 }
 
 function compareByName(a: Row, b: Row): number {
@@ -40,7 +41,7 @@ function compareByName(a: Row, b: Row): number {
   return a.id - b.id;
 }
 
-function userDetails(user: Row | null, signedIn: boolean): unknown {
+function userDetails(user: Row | null, organisations: Row[], signedIn: boolean): unknown {
   if (!user) return null;
   return {
     id: user.id,
@@ -48,7 +49,7 @@ function userDetails(user: Row | null, signedIn: boolean): unknown {
     email: signedIn ? user.email : '',
     first_name: user.first_name,
     last_name: user.last_name,
-    approved_organisations: user.$organisations.map((organisation: Row) => ({
+    approved_organisations: organisations.map((organisation) => ({
       id: organisation.id,
       name: organisation.name,
       long_name: organisation.long_name,
@@ -69,15 +70,16 @@ const indicatorPeriodDataComment = resource({
     id: id(),
     data: fk('indicator_period_data', { required: true }),
     user: fk('user', { required: true }),
-    user_details: derived(USER_DETAILS, (row, { caller }) => userDetails(row.$user, caller.isAdmin || caller.userId !== null)),
+    user_details: derived(USER_DETAILS, (row, { caller }, related) => userDetails(related.user, related.organisations, caller.isAdmin || caller.userId !== null)),
     comment: text(),
     created_at: timestamp({ null: true }),
     last_modified_at: timestamp({ null: true }),
   },
-  async expand(rows, lookup) {
-    await attachOne(rows, lookup, 'user', 'user', '$user');
-    const users = [...new Map(rows.filter((row) => row.$user).map((row) => [row.$user.id, row.$user])).values()];
-    await attachApprovedOrganisations(users, lookup);
+  related: { user: one('user', 'user') },
+  async expand(rows, related, lookup) {
+    const users = [...new Map(related.filter((each) => each.user).map((each) => [each.user.id, each.user])).values()];
+    const organisations = await approvedOrganisations(users, lookup);
+    for (const each of related) each.organisations = each.user ? organisations.get(each.user.id) : [];
   },
 });
 export default indicatorPeriodDataComment;

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { codeName } from '../codelists/index.ts';
 import {
   bool, constant, date, derived, desc, id, Nullable, resource, text,
-  type Lookup, type Row,
+  type Lookup, type Related, type Row,
 } from './define.ts';
 
 const REPORTING = 101;
@@ -20,7 +20,7 @@ function groupBy(rows: Row[], key: string): Map<unknown, Row[]> {
 }
 
 /** Everything resources.md lists for my_projects, for one page of projects, in a few queries. */
-async function expand(rows: Row[], lookup: Lookup): Promise<void> {
+async function expand(rows: Row[], related: Related[], lookup: Lookup): Promise<void> {
   const ids = rows.map((row) => row.id);
   const parentIds = rows.map((row) => row.parent).filter((parent) => parent !== null);
   const [locations, partnerships, children, parents, programs, visibleParents, editable] = await Promise.all([
@@ -38,18 +38,19 @@ async function expand(rows: Row[], lookup: Lookup): Promise<void> {
   const programIds = new Set(programs.map((program) => program.id));
   const parentsById = new Map(parents.map((parent) => [parent.id, parent]));
 
-  for (const row of rows) {
-    row.$locations = (locationsOf.get(row.id) ?? [])
+  for (const [index, row] of rows.entries()) {
+    const each = related[index];
+    each.locations = (locationsOf.get(row.id) ?? [])
       .filter((location) => location.country)
       .map((location) => ({ country: codeName('country', location.country), iso_code: location.country.toLowerCase() }));
     const parent = parentsById.get(row.parent);
-    row.$parent = parent && visibleParents.has(parent.id) ? { id: parent.id, title: parent.title, is_lead: programIds.has(parent.id) } : null;
-    row.$editable = editable.has(row.id);
-    row.$isProgram = programIds.has(row.id);
+    each.parent = parent && visibleParents.has(parent.id) ? { id: parent.id, title: parent.title, is_lead: programIds.has(parent.id) } : null;
+    each.editable = editable.has(row.id);
+    each.isProgram = programIds.has(row.id);
     const partners = partnersOf.get(row.id) ?? [];
     const primary = organisations.get((partners.find((partner) => partner.iati_organisation_role === REPORTING) ?? partners[0])?.organisation);
-    row.$primaryOrganisation = primary ? { id: primary.id, name: primary.name, long_name: primary.long_name, logo: primary.logo } : null;
-    row.$childrenCount = children.filter((child) => child.parent === row.id).length;
+    each.primaryOrganisation = primary ? { id: primary.id, name: primary.name, long_name: primary.long_name, logo: primary.logo } : null;
+    each.childrenCount = children.filter((child) => child.parent === row.id).length;
   }
 }
 
@@ -70,19 +71,19 @@ const myProjects = resource({
     date_end_planned: date({ null: true }),
     date_start_actual: date({ null: true }),
     date_start_planned: date({ null: true }),
-    locations: derived(Type.Array(Type.Object({ country: Type.String(), iso_code: Type.String() })), (row) => row.$locations),
+    locations: derived(Type.Array(Type.Object({ country: Type.String(), iso_code: Type.String() })), (row, ctx, related) => related.locations),
     status: derived(Type.String(), (row) => row.publishing_status),
     is_public: bool(),
     sectors: constant(Type.Array(Type.Unknown()), []),
-    parent: derived(Nullable(Type.Object({ id: Type.Integer(), title: Type.String(), is_lead: Type.Boolean() })), (row) => row.$parent),
-    editable: derived(Type.Boolean(), (row) => row.$editable),
+    parent: derived(Nullable(Type.Object({ id: Type.Integer(), title: Type.String(), is_lead: Type.Boolean() })), (row, ctx, related) => related.parent),
+    editable: derived(Type.Boolean(), (row, ctx, related) => related.editable),
     recipient_countries: constant(Type.Array(Type.Unknown()), []),
     restricted: constant(Type.Boolean(), false),
     roles: constant(Type.Array(Type.Unknown()), []),
     use_project_roles: constant(Type.Boolean(), false),
-    is_program: derived(Type.Boolean(), (row) => row.$isProgram),
-    primary_organisation: derived(Nullable(ORGANISATION), (row) => row.$primaryOrganisation),
-    children_count: derived(Type.Integer(), (row) => row.$childrenCount),
+    is_program: derived(Type.Boolean(), (row, ctx, related) => related.isProgram),
+    primary_organisation: derived(Nullable(ORGANISATION), (row, ctx, related) => related.primaryOrganisation),
+    children_count: derived(Type.Integer(), (row, ctx, related) => related.childrenCount),
   },
   expand,
 });

@@ -2,21 +2,21 @@ import { Type } from '@sinclair/typebox';
 import { codes } from '../codelists/index.ts';
 import { pythonFloat } from '../text/python.ts';
 import {
-  asc, attachMany, bool, code, constant, derived, email, id, int, Nullable, text, timestamp, url,
-  EDIT_ROLES, resource, storedFields, type Row,
+  asc, many, bool, code, constant, derived, email, id, int, Nullable, text, timestamp, url,
+  EDIT_ROLES, resource, storedFields, type Related, type RenderContext, type Row,
 } from './define.ts';
 import organisationLocation from './organisation_location.ts';
 
 const LOCATION = Type.Object(Object.fromEntries(storedFields(organisationLocation).map(([name, field]) => [name, field.schema])));
 
 /** The primary location, or the one with the lowest id when none is set (resources.md). */
-function primaryLocation(row: Row): Row | null {
-  const locations: Row[] = row.$locations ?? [];
+function primaryLocation(row: Row, related: Related): Row | null {
+  const locations: Row[] = related.locations ?? [];
   return locations.find((location) => location.id === row.primary_location) ?? locations[0] ?? null;
 }
 
-const coordinate = (axis: 'latitude' | 'longitude') => (row: Row): string | null => {
-  const value = primaryLocation(row)?.[axis];
+const coordinate = (axis: 'latitude' | 'longitude') => (row: Row, ctx: RenderContext, related: Related): string | null => {
+  const value = primaryLocation(row, related)?.[axis];
   return value === null || value === undefined ? null : pythonFloat(value);
 };
 
@@ -61,7 +61,7 @@ const organisation = resource({
     logo: url({ null: true, maxLength: 255 }),
     latitude: derived(Nullable(Type.String()), coordinate('latitude')),
     longitude: derived(Nullable(Type.String()), coordinate('longitude')),
-    city: derived(Nullable(Type.String()), (row) => primaryLocation(row)?.city ?? null),
+    city: derived(Nullable(Type.String()), (row, ctx, related) => primaryLocation(row, related)?.city ?? null),
     created_at: timestamp({ null: true }),
     last_modified_at: timestamp({ null: true }),
     current_user_permissions: derived(
@@ -80,7 +80,7 @@ const organisation = resource({
     public_iati_file: bool({ default: true }),
     enforce_2fa: bool({ default: false }),
     can_become_reporting: bool({ default: false }),
-    primary_location: { ...int({ null: true }), render: (row) => primaryLocation(row)?.id ?? null },
+    primary_location: { ...int({ null: true }), render: (row, ctx, related) => primaryLocation(row, related)?.id ?? null },
     content_owner: constant(Type.Null(), null),
     original: constant(Type.Null(), null),
     password_policy: constant(Type.Null(), null),
@@ -92,10 +92,8 @@ const organisation = resource({
     country_budgets: constant(EMPTY_LIST, []),
     total_expenditures: constant(EMPTY_LIST, []),
     documents: constant(EMPTY_LIST, []),
-    locations: derived(Type.Array(LOCATION), (row) => row.$locations),
+    locations: derived(Type.Array(LOCATION), (row, ctx, related) => related.locations),
   },
-  async expand(rows, lookup) {
-    await attachMany(rows, lookup, 'organisation_location', 'location_target', '$locations');
-  },
+  related: { locations: many('organisation_location', 'location_target') },
 });
 export default organisation;

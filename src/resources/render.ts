@@ -3,7 +3,7 @@
  * rendered and derived values computed. Shared by the HTTP layer and export.
  */
 import { renderTimestamp } from '../text/time.ts';
-import { storedFields, type Caller, type Entity, type Lookup, type Resource, type Row } from './define.ts';
+import { storedFields, type Caller, type Entity, type Lookup, type Related, type Relation, type Resource, type Row } from './define.ts';
 
 export interface RenderOptions {
   caller: Caller;
@@ -15,16 +15,43 @@ function storedValue(type: string, value: unknown, timeZone: string): unknown {
   return type === 'timestamp' && typeof value === 'string' ? renderTimestamp(value, timeZone) : value;
 }
 
-/** Expands the page's related rows (batched) and renders each record. */
+/** The rows one relation reaches, for each of `rows` (one query for the page). */
+async function readRelation(relation: Relation, rows: Row[], lookup: Lookup): Promise<(Row | Row[] | null)[]> {
+  if (relation.kind === 'one') {
+    const ids = [...new Set(rows.map((row) => row[relation.via]).filter((value) => value !== null))];
+    const targets = new Map((await lookup.byColumn(relation.table, 'id', ids)).map((target) => [target.id, target]));
+    return rows.map((row) => targets.get(row[relation.via]) ?? null);
+  }
+  const byParent = new Map<unknown, Row[]>();
+  for (const child of (await lookup.byColumn(relation.table, relation.column, rows.map((row) => row.id))).sort((a, b) => a.id - b.id)) {
+    const list = byParent.get(child[relation.column]);
+    if (list) list.push(child);
+    else byParent.set(child[relation.column], [child]);
+  }
+  return rows.map((row) => byParent.get(row.id) ?? []);
+}
+
+/** The related rows of each record of a page, as the resource declares them. */
+async function relatedOf(resource: Resource, rows: Row[], lookup: Lookup, caller: Caller): Promise<Related[]> {
+  const related: Related[] = rows.map(() => ({}));
+  if (rows.length === 0) return related;
+  const relations = Object.entries(resource.related ?? {});
+  const reached = await Promise.all(relations.map(([, relation]) => readRelation(relation, rows, lookup)));
+  relations.forEach(([name], index) => reached[index].forEach((value, row) => (related[row][name] = value)));
+  if (resource.expand) await resource.expand(rows, related, lookup, caller);
+  return related;
+}
+
+/** Reads the page's related rows (batched) and renders each record. */
 export async function renderRecords(resource: Resource, rows: Row[], lookup: Lookup, options: RenderOptions): Promise<Row[]> {
-  if (rows.length && resource.expand) await resource.expand(rows, lookup, options.caller);
+  const related = await relatedOf(resource, rows, lookup, options.caller);
   const context = { caller: options.caller };
   const fields = Object.entries(resource.fields);
-  return rows.map((row) => {
+  return rows.map((row, index) => {
     const record: Row = {};
     for (const [name, field] of fields) {
-      if (field.kind === 'derived') record[name] = field.compute(row, context);
-      else if (field.render) record[name] = field.render(row, context);
+      if (field.kind === 'derived') record[name] = field.compute(row, context, related[index]);
+      else if (field.render) record[name] = field.render(row, context, related[index]);
       else record[name] = storedValue(field.type, row[name], options.timeZone);
     }
     return record;

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { codeLabel, codeName, type CodelistName } from '../codelists/index.ts';
 import { escapeHtml } from '../text/python.ts';
 import {
-  attachOne, bool, code, date, decimal, derived, fk, id, json, text,
+  one, bool, code, date, decimal, derived, fk, id, json, text,
   ownedByProject, resource, type DerivedField, type Row,
 } from './define.ts';
 
@@ -35,12 +35,12 @@ const transaction = resource({
     value: decimal(14, 2, { null: true, index: 'order' }),
     value_date: date({ null: true }),
     currency: code('currency'),
-    currency_label: derived(Type.String(), (row) => codeName('currency', row.currency || row.$project?.currency)),
+    currency_label: derived(Type.String(), (row, ctx, related) => codeName('currency', row.currency || related.project?.currency)),
     provider_organisation: fk('organisation', { null: true }),
-    provider_organisation_show_link: derived(Type.String(), (row) => showLink(row.$provider)),
+    provider_organisation_show_link: derived(Type.String(), (row, ctx, related) => showLink(related.provider)),
     provider_organisation_activity: text({ maxLength: 100 }),
     receiver_organisation: fk('organisation', { null: true }),
-    receiver_organisation_show_link: derived(Type.String(), (row) => showLink(row.$receiver)),
+    receiver_organisation_show_link: derived(Type.String(), (row, ctx, related) => showLink(related.receiver)),
     receiver_organisation_activity: text({ maxLength: 100 }),
     aid_type_vocabulary: code('aid_type_vocabulary', { default: '1' }),
     aid_type: code('aid_type'),
@@ -63,10 +63,10 @@ const transaction = resource({
     sectors: json(Type.Array(Type.Unknown()), { default: [] }),
     humanitarian: bool({ null: true }),
   },
-  async expand(rows, lookup) {
-    await attachOne(rows, lookup, 'project', 'project', '$project');
-    await attachOne(rows, lookup, 'provider_organisation', 'organisation', '$provider');
-    await attachOne(rows, lookup, 'receiver_organisation', 'organisation', '$receiver');
+  related: {
+    project: one('project', 'project'),
+    provider: one('provider_organisation', 'organisation'),
+    receiver: one('receiver_organisation', 'organisation'),
   },
 });
 export default transaction;

@@ -1,5 +1,5 @@
 /** The code lists the demo draws codes from: the service's copy of shared/codelists. */
-import { readCodelistFile } from '../codelists/index.ts';
+import { readCodelistFile } from '../src/codelists/index.ts';
 
 export interface CodeRow {
   code: string;

@@ -6,6 +6,7 @@
  * store; iterating an entity twice gives the same records again. Only a compact plan (a few typed
  * arrays per project) and the name pools are held in memory.
  */
+import { DATASET_FILES } from '../src/resources/index.ts';
 import { createContext, type DemoContext } from './context.ts';
 import { projectCustomFields } from './custom-fields.ts';
 import { budgetItems, transactions } from './finance.ts';
@@ -31,33 +32,44 @@ export interface EntityRecords {
 
 type Generate = (ctx: DemoContext) => Iterator<Record<string, unknown>>;
 
-/** Entity names in dependency order: every record points only to entities listed before it. */
-const ENTITIES: readonly [string, Generate][] = [
-  ['organisation', organisations],
-  ['project', projects],
-  ['program', programs],
-  ['user', users],
-  ['employment', employments],
-  ['partnership', partnerships],
-  ['project_location', projectLocations],
-  ['result', results],
-  ['indicator', indicators],
-  ['indicator_period', indicatorPeriods],
-  ['indicator_period_data', indicatorPeriodData],
-  ['indicator_dimension_name', dimensionNames],
-  ['indicator_dimension_value', dimensionValues],
-  ['project_update', projectUpdates],
-  ['keyword', keywords],
-  ['budget_item', budgetItems],
-  ['transaction', transactions],
-  ['indicator_period_data_comment', dataComments],
-  ['recipient_region', recipientRegions],
-  ['project_custom_field', projectCustomFields],
-  ['administrative_location', administrativeLocations],
-  ['link', links],
-  ['disaggregation_target', disaggregationTargets],
-  ['humanitarian_scope', humanitarianScopes],
-];
+/**
+ * A generator for every file of the dataset format (null: the demo leaves it out); the order
+ * they are made in is the registry's (resources/index.ts), targets first.
+ */
+const GENERATORS: Readonly<Record<string, Generate | null>> = {
+  organisation: organisations,
+  project: projects,
+  program: programs,
+  user: users,
+  employment: employments,
+  partnership: partnerships,
+  project_location: projectLocations,
+  result: results,
+  indicator: indicators,
+  indicator_period: indicatorPeriods,
+  indicator_period_data: indicatorPeriodData,
+  indicator_dimension_name: dimensionNames,
+  indicator_dimension_value: dimensionValues,
+  project_update: projectUpdates,
+  keyword: keywords,
+  budget_item: budgetItems,
+  transaction: transactions,
+  indicator_period_data_comment: dataComments,
+  recipient_region: recipientRegions,
+  project_custom_field: projectCustomFields,
+  administrative_location: administrativeLocations,
+  link: links,
+  disaggregation_target: disaggregationTargets,
+  humanitarian_scope: humanitarianScopes,
+  // The built-in report definitions come with the schema (store/migrations.ts).
+  reports: null,
+};
+
+function generatorOf(file: string): Generate | null {
+  const generate = GENERATORS[file];
+  if (generate === undefined) throw new Error(`The demo has no generator for the dataset file ${file}`);
+  return generate;
+}
 
 /** Entities in dependency order; each `records` iterable generates lazily (memory stays bounded at scale 100). */
 export function generateDemo(opts: DemoOptions): EntityRecords[] {
@@ -66,8 +78,8 @@ export function generateDemo(opts: DemoOptions): EntityRecords[] {
   // Built on first use: a caller that only wants the entity names pays nothing.
   let ctx: DemoContext | undefined;
   const context = (): DemoContext => (ctx ??= createContext(opts.scale, opts.seed));
-  return ENTITIES.map(([entity, generate]) => ({
-    entity,
-    records: { [Symbol.iterator]: () => generate(context()) },
-  }));
+  return DATASET_FILES.flatMap(({ file }) => {
+    const generate = generatorOf(file);
+    return generate ? [{ entity: file, records: { [Symbol.iterator]: () => generate(context()) } }] : [];
+  });
 }

@@ -1,0 +1,131 @@
+/**
+ * How every answer leaves the service, in one step: the bytes of a representation (JSON, XML or
+ * CSV), its ETag, Vary, compression, content type and disposition, and 304 for a matching
+ * If-None-Match. Fresh answers, cached answers (response-cache.ts) and errors all end here, so a
+ * header one of them carries, all of them carry.
+ */
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
+import type { ApiError } from './errors.ts';
+import type { Format } from './negotiate.ts';
+import { renderText, type Rendering } from './renderers.ts';
+
+/** Smaller bodies go as they are: compressing them saves less than it costs. */
+export const COMPRESS_THRESHOLD = 1024;
+const ENCODINGS = ['br', 'gzip', 'deflate'] as const;
+type Encoding = (typeof ENCODINGS)[number];
+const PREFERENCE = [...ENCODINGS, 'identity'];
+const BROTLI = { params: { [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_QUALITY]: 4 } };
+// Off the event loop: a page of 1000 records compresses while other requests are answered.
+const COMPRESS: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
+  br: (body) => promisify(brotliCompress)(body, BROTLI),
+  gzip: promisify(gzip),
+  deflate: promisify(deflate),
+};
+
+/** An answer as bytes, ready to be sent any number of times, compressed once per encoding. */
+export interface Representation {
+  status: number;
+  /** Content type and what the route adds (Allow, Location, Content-Disposition, Retry-After). */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** A strong hash of the body; errors have none. */
+  etag: string | null;
+  compressed: Partial<Record<Encoding, Buffer>>;
+  /** Told of each compressed body added, so a cache holding this can count its bytes. */
+  grew?: (bytes: number) => void;
+}
+
+const CONTENT_TYPE: Record<Format, string> = { json: 'application/json', xml: 'application/xml; charset=utf-8', csv: 'text/csv; charset=utf-8' };
+/** Headers a route sets on the reply before answering, kept with the representation. */
+const ROUTE_HEADERS = ['allow', 'location'];
+
+function routeHeaders(reply: FastifyReply): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of ROUTE_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return headers;
+}
+
+const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
+
+/**
+ * A successful answer in the format asked for. JSON is written by the route's response schema
+ * (field order and types as declared); XML and CSV by renderers.ts.
+ */
+export function represent(reply: FastifyReply, format: Format, value: Record<string, unknown>, rendering: Rendering): Representation {
+  const text = format === 'json' ? (reply.serialize(value) as string) : renderText(format, value, rendering);
+  const body = Buffer.from(text);
+  const headers: Record<string, string> = { 'content-type': CONTENT_TYPE[format], ...routeHeaders(reply) };
+  if (format === 'csv') headers['content-disposition'] = `attachment; filename="${rendering.filename}.csv"`;
+  return { status: reply.statusCode, headers, body, etag: etagOf(body), compressed: {} };
+}
+
+/** A JSON answer not described by a route schema (the API root, OPTIONS). */
+export function representJson(reply: FastifyReply, value: unknown): Representation {
+  const body = Buffer.from(JSON.stringify(value));
+  return { status: reply.statusCode, headers: { 'content-type': CONTENT_TYPE.json, ...routeHeaders(reply) }, body, etag: etagOf(body), compressed: {} };
+}
+
+/** An error from the catalogue (errors.ts); route headers only where the original sends them. */
+export function representError(reply: FastifyReply, error: ApiError): Representation {
+  const headers = { 'content-type': CONTENT_TYPE.json, ...(error.withRouteHeaders ? routeHeaders(reply) : {}), ...error.headers };
+  return { status: error.status, headers, body: Buffer.from(JSON.stringify(error.body)), etag: null, compressed: {} };
+}
+
+/** Sends a representation as this request asks for it: compressed or not, or 304. */
+export function send(request: FastifyRequest, reply: FastifyReply, answer: Representation): FastifyReply | Promise<FastifyReply> {
+  const encoding = answer.body.length >= COMPRESS_THRESHOLD ? encodingFor(request) : null;
+  // What the route set on the reply counts only as far as the representation kept it.
+  for (const name of ROUTE_HEADERS) reply.removeHeader(name);
+  // Vary names Accept-Encoding only on compressed answers: an identity body suits every client,
+  // and the seed's `Vary: Accept` stays exact for clients that ask for no compression.
+  const headers: Record<string, string> = { ...answer.headers, vary: encoding ? 'Accept, Accept-Encoding' : 'Accept' };
+  if (answer.etag) {
+    headers.etag = answer.etag;
+    if (matches(request.headers['if-none-match'], answer.etag)) {
+      delete headers['content-type'];
+      delete headers['content-disposition'];
+      return reply.code(304).headers(headers).send();
+    }
+  }
+  reply.code(answer.status).headers(headers);
+  if (!encoding) return reply.send(answer.body);
+  reply.header('content-encoding', encoding);
+  const ready = answer.compressed[encoding];
+  if (ready) return reply.send(ready);
+  return COMPRESS[encoding](answer.body).then((compressed) => {
+    if (!answer.compressed[encoding]) {
+      answer.compressed[encoding] = compressed;
+      answer.grew?.(compressed.length);
+    }
+    return reply.send(compressed);
+  });
+}
+
+/** An answer without a body (204 after a delete, 301 to the slashed path). */
+export function sendEmpty(reply: FastifyReply, status: number, headers: Record<string, string> = {}): FastifyReply {
+  reply.removeHeader('content-type');
+  return reply.code(status).headers({ ...headers, vary: 'Accept' }).send();
+}
+
+/** If-None-Match as RFC 9110 reads it: `*`, or a list of tags compared weakly. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** The encoding the client prefers among ours; none for identity or `x-no-compression`. */
+function encodingFor(request: FastifyRequest): Encoding | null {
+  if (request.headers['x-no-compression'] !== undefined || !request.headers['accept-encoding']) return null;
+  // negotiator 1.0 breaks ties by `preferred` (@types/negotiator still describes 0.6).
+  const negotiator = new Negotiator(request) as unknown as { encoding(available: string[], options: { preferred: string[] }): string | undefined };
+  const chosen = negotiator.encoding(PREFERENCE, { preferred: PREFERENCE });
+  return chosen && chosen !== 'identity' ? (chosen as Encoding) : null;
+}

@@ -1,0 +1,30 @@
+/** What route handlers work with, decorated once on the application (app.ts). */
+import type { FastifyRequest } from 'fastify';
+import type { Resource } from '../resources/define.ts';
+import type { Engine } from '../store/engine/index.ts';
+import type { Reader } from '../store/reader.ts';
+import type { ResponseCache } from './response-cache.ts';
+
+export interface Services {
+  engine: Engine;
+  reader: Reader;
+  responses: ResponseCache;
+  timeZone: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+  interface FastifyContextConfig {
+    /** The resource a route serves (routes.ts registers one plugin per resource). */
+    resource?: Resource;
+  }
+}
+
+/** The resource of the route a request was matched to. */
+export function resourceOf(request: FastifyRequest): Resource {
+  const resource = request.routeOptions.config.resource;
+  if (!resource) throw new Error(`No resource on route ${request.routeOptions.url}`);
+  return resource;
+}
