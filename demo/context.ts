@@ -5,7 +5,7 @@ import { FIELD_PLACES, shortCountryName, type Place } from './places.ts';
 import { buildPlan, sizesFor, type Plan, type Sizes } from './plan.ts';
 import { Rng, streamSeed, unit } from './random.ts';
 import { COMMON_SENTENCES, CROPS, CROPS_ES, CROPS_FR, GROUPS, type Theme } from './themes.ts';
-import { yearOf } from './time.ts';
+import { yearOf } from './calendar.ts';
 
 export interface DemoContext {
   seed: number;

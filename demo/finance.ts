@@ -4,7 +4,7 @@ import { MAX_PARTNERS, PROJECT_CURRENCIES } from './plan.ts';
 import { REGION_OF_COUNTRY } from './places.ts';
 import { streamSeed, Weighted, type Rng } from './random.ts';
 import { split } from './split.ts';
-import { dateText, pastDay, yearOf } from './time.ts';
+import { dateText, pastDay, yearOf } from './calendar.ts';
 import { OTHER_BUDGET_NAMES } from './words.ts';
 
 type Row = Record<string, unknown>;

@@ -6,7 +6,7 @@ import { DONOR_PLACES, FIELD_PLACES, languageOfCountry, near, STATE_OF_PLACE, ty
 import { reportingOrganisations } from './plan.ts';
 import { Weighted, type Rng } from './random.ts';
 import { GROUPS } from './themes.ts';
-import { DAY_SECONDS, dayOf, officeMoment, timestampText, TODAY } from './time.ts';
+import { DAY_SECONDS, dayOf, officeMoment, timestampText, TODAY } from './calendar.ts';
 
 type Row = Record<string, unknown>;
 

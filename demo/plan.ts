@@ -6,7 +6,7 @@
 import { FIELD_PLACES, languageOfCountry } from './places.ts';
 import { Rng, Weighted, streamSeed } from './random.ts';
 import { THEMES } from './themes.ts';
-import { dayOf, TODAY } from './time.ts';
+import { dayOf, TODAY } from './calendar.ts';
 import { CUSTOM_FIELDS, DIMENSIONS, type CustomFieldDef } from './words.ts';
 
 /** Record counts at scale 1. The nine API lists match the counts observed on the original service. */

@@ -5,7 +5,7 @@ import { MAX_PARTNERS, PROJECT_CURRENCIES } from './plan.ts';
 import { streamSeed, Weighted, type Rng } from './random.ts';
 import { split } from './split.ts';
 import { THEMES, type Theme } from './themes.ts';
-import { dateText, officeMoment, pastDay, timestampText, TODAY } from './time.ts';
+import { dateText, officeMoment, pastDay, timestampText, TODAY } from './calendar.ts';
 import { AKVOPEDIA_TOPICS, HUMANITARIAN_SCOPES, KEYWORDS, LINK_CAPTIONS, UPDATE_TITLES, type LinkKind } from './words.ts';
 
 type Row = Record<string, unknown>;

@@ -4,7 +4,7 @@ import { MAX_DIMENSIONS } from './plan.ts';
 import { streamSeed, Weighted, type Rng } from './random.ts';
 import { split } from './split.ts';
 import { THEMES } from './themes.ts';
-import { DAY_SECONDS, dateText, timestampText, TODAY, yearOf } from './time.ts';
+import { DAY_SECONDS, dateText, timestampText, TODAY, yearOf } from './calendar.ts';
 import {
   commentTree, dataMoments, dataStatus, dataTree, indicatorKinds, indicatorTree, periodDates, periodTree,
   projectOfPeriod, QUALITATIVE_INDICATORS, resultTree, type IndicatorKind,

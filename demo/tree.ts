@@ -9,7 +9,7 @@ import { facts, ids, type DemoContext } from './context.ts';
 import { streamSeed, Weighted } from './random.ts';
 import { split, type Child } from './split.ts';
 import { THEMES } from './themes.ts';
-import { officeMoment, TODAY } from './time.ts';
+import { officeMoment, TODAY } from './calendar.ts';
 
 export type ResultNode = Child<number>;
 export type IndicatorNode = Child<ResultNode>;

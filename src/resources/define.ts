@@ -4,6 +4,7 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { CodelistName } from '../codelists/index.ts';
+import { EDIT_ROLES, type Caller } from './caller.ts';
 
 export type ScalarType = 'int' | 'decimal' | 'text' | 'date' | 'timestamp' | 'bool' | 'json';
 
@@ -11,25 +12,7 @@ export type ScalarType = 'int' | 'decimal' | 'text' | 'date' | 'timestamp' | 'bo
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are shaped by declarations at run time
 export type Row = Record<string, any>;
 
-/** Who is asking. Anonymous callers have no user; administrators see and may change everything. */
-export interface Caller {
-  userId: number | null;
-  isAdmin: boolean;
-  /** Organisation id -> the groups (roles) of the caller's approved employments there. */
-  organisations: ReadonlyMap<number, ReadonlySet<string>>;
-}
-export const ANONYMOUS: Caller = { userId: null, isAdmin: false, organisations: new Map() };
-/** The service itself (export): sees and renders every record as an administrator would. */
-export const SERVICE: Caller = { userId: null, isAdmin: true, organisations: new Map() };
-
-/** http.md: the roles that may create, change and delete a partner project's records. */
-export const EDIT_ROLES: ReadonlySet<string> = new Set(['Admins', 'M&E Managers', 'Project Editors']);
-export const ROLES = ['Admins', 'M&E Managers', 'Project Editors', 'User Managers', 'Enumerators', 'Users'] as const;
-
-/** Organisations where the caller holds one of `roles`. */
-export function organisationsWithRole(caller: Caller, roles: ReadonlySet<string>): number[] {
-  return [...caller.organisations].filter(([, groups]) => [...groups].some((group) => roles.has(group))).map(([id]) => id);
-}
+export { ANONYMOUS, EDIT_ROLES, organisationsWithRole, ROLES, SERVICE, type Caller } from './caller.ts';
 
 export interface RenderContext {
   caller: Caller;

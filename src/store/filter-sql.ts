@@ -83,5 +83,7 @@ function filterExpression(eb: Builder, engine: Engine, caller: Caller, tree: Fil
 
 /** `query` (records as `t`) narrowed to those matching the filters. */
 export function whereFilters(query: Query, engine: Engine, caller: Caller, filters: FilterTree | undefined): Query {
-  return filters ? query.where((eb) => filterExpression(eb as never, engine, caller, filters)) : query;
+  // No filter at all (the common case) adds nothing: not even an expression builder to make.
+  if (!filters || (filters.kind === 'and' && filters.items.length === 0)) return query;
+  return query.where((eb) => filterExpression(eb as never, engine, caller, filters));
 }

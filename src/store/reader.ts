@@ -4,16 +4,16 @@
  * data version it was computed at: counts, and the noted positions that let deep pages in id
  * order start near their first row.
  */
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { FilterTree } from '../query/filters.ts';
 import { filterKey } from '../query/filters.ts';
-import { storedFields, type Caller, type Entity, type Lookup, type Resource, type Row } from '../resources/define.ts';
+import { type Caller, type Entity, type Lookup, type Resource, type Row } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
 import { fromColumns } from './columns.ts';
 import { VersionedCache } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
-import { countQuery, markQuery, pageQuery, recordQuery, type PageRequest, type Seek } from './list-sql.ts';
-import { editableAmong, seenAmong, visibilityKey } from './visibility.ts';
+import { countQuery, markQuery, pageQuery, recordQuery, selectColumns, type PageRequest, type Seek } from './list-sql.ts';
+import { column, editableAmong, seenAmong, visibilityKey } from './visibility.ts';
 
 /** Lookups send at most this many ids per query. */
 const LOOKUP_CHUNK = 1000;
@@ -38,6 +38,8 @@ export class Reader {
   private readonly counts = new VersionedCache<number>();
   /** Noted positions of lists in id order (see SEEK_STEP), per list as a caller sees it. */
   readonly marks = new VersionedCache<Marks>();
+  private readonly related = new Map<string, CompiledQuery>();
+  private readonly pages = new VersionedCache<CompiledQuery>();
 
   constructor(engine: Engine) {
     this.engine = engine;
@@ -52,13 +54,18 @@ export class Reader {
     });
   }
 
-  /** One page of the caller's matching records, in the requested order. */
+  /**
+   * One page of the caller's matching records, in the requested order. The compiled query is
+   * kept per data version under every input it is made from, values included (a key that holds
+   * everything cannot pick another query's SQL or parameters): the same page read again after
+   * its answer was evicted or made stale costs no building and compiling.
+   */
   async page(resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {
     const seeking = await this.seekFor(resource, caller, page, filters);
-    const query = seeking
-      ? await pageQuery(this.engine, resource, caller, { ...page, offset: seeking.offset }, filters, seeking.seek)
-      : await pageQuery(this.engine, resource, caller, page, filters);
-    return this.rows(entityOf(resource.table), await this.engine.run(query.compile()));
+    const request = seeking ? { ...page, offset: seeking.offset } : page;
+    const key = JSON.stringify([resource.name, visibilityKey(caller), filterKey(filters), request, seeking?.seek ?? null]);
+    const query = await this.pages.get(await this.engine.version(), key, async () => (await pageQuery(this.engine, resource, caller, request, filters, seeking?.seek)).compile());
+    return this.rows(entityOf(resource.table), await this.engine.run(query));
   }
 
   /** One record as the caller may see it, or null. */
@@ -72,16 +79,31 @@ export class Reader {
       byColumn: async (table, columnName, values) => {
         const entity = entityOf(table);
         const wanted = [...new Set(values.filter((value) => value !== null && value !== undefined))];
+        const query = this.relatedQuery(entity, columnName);
         const rows: Row[] = [];
         for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
-          const query = this.engine.db.selectFrom(table).select(storedFields(entity).map(([name]) => name)).where(columnName, 'in', wanted.slice(start, start + LOOKUP_CHUNK));
-          rows.push(...this.rows(entity, await this.engine.run(query.compile())));
+          const list = this.engine.dialect.listParameter(wanted.slice(start, start + LOOKUP_CHUNK));
+          rows.push(...this.rows(entity, await this.engine.run(CompiledQuery.raw(query.sql, [list]))));
         }
         return rows;
       },
       visible: (table, ids) => seenAmong(this.engine, table, ids, caller),
       editable: (projects) => editableAmong(this.engine, projects, caller),
     };
+  }
+
+  /**
+   * Rows of `entity` whose `column` is in a list: one SQL text per table and column, whatever the
+   * list (its only parameter), so it is built and compiled once.
+   */
+  private relatedQuery(entity: Entity, columnName: string): CompiledQuery {
+    const key = `${entity.table}.${columnName}`;
+    let query = this.related.get(key);
+    if (!query) {
+      const built = selectColumns(this.engine.db.selectFrom(`${entity.table} as t`), entity).where(this.engine.dialect.inList(column('t', columnName), null));
+      this.related.set(key, (query = built.compile()));
+    }
+    return query;
   }
 
   private rows(entity: Entity, columns: Row[]): Row[] {
@@ -120,6 +142,6 @@ export async function oneRecord(engine: Engine, resource: Resource, caller: Call
 
 /** Every record of a table in id order, a batch at a time (export), read beside other queries. */
 export async function* allRecords(engine: Engine, entity: Entity, batch = 1000): AsyncGenerator<Row[]> {
-  const query = engine.db.selectFrom(entity.table).select(storedFields(entity).map(([name]) => name)).orderBy('id');
+  const query = selectColumns(engine.db.selectFrom(`${entity.table} as t`), entity).orderBy(column('t', 'id'));
   for await (const rows of engine.stream(query.compile(), batch)) yield rows.map((row) => fromColumns(entity, engine.dialect, row));
 }

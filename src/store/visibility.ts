@@ -53,16 +53,15 @@ export function throughVisibleProject(engine: Engine, query: Query, caller: Call
   path.forEach((foreignKey, hop) => {
     const target = (entity.fields[foreignKey] as { references: string }).references;
     const next = `${prefix}${hop}`;
-    query = query.innerJoin(`${target} as ${next}`, (join) => join.onRef(column(next, 'id') as never, '=', column(at, foreignKey) as never));
+    query = query.innerJoin(`${target} as ${next}`, column(next, 'id') as never, column(at, foreignKey) as never);
     at = next;
     entity = entityOf(target);
   });
-  return query.where((eb) => {
-    const open = eb.and([eb(column(at, 'is_public'), '=', engine.dialect.true), eb(column(at, 'publishing_status'), '=', 'published')]);
-    const organisations = [...caller.organisations.keys()];
-    if (organisations.length === 0) return open;
-    return eb.or([open, eb(column(at, 'id'), 'in', partnerProjects(engine.db, organisations))]);
-  });
+  // SQL fragments rather than expression builders: this predicate is part of nearly every query.
+  const open = sql<SqlBool>`(${column(at, 'is_public')} = ${engine.dialect.true} and ${column(at, 'publishing_status')} = 'published')`;
+  const organisations = [...caller.organisations.keys()];
+  if (organisations.length === 0) return query.where(open);
+  return query.where(sql<SqlBool>`(${open} or ${column(at, 'id')} in (${partnerProjects(engine.db, organisations)}))`);
 }
 
 /** Reports without organisations, and those of the caller's organisations. */

@@ -4,7 +4,7 @@
  * postgres.ts: how SQL is shaped for our tables (the Dialect), how queries run, stream and bulk
  * load, and how a change of data is noticed.
  */
-import type { ColumnDataType, CompiledQuery, Expression, Kysely, OrderByModifiers, RawBuilder } from 'kysely';
+import type { ColumnDataType, CompiledQuery, Expression, Kysely, OrderByModifiers, RawBuilder, SqlBool } from 'kysely';
 import type { StoredField } from '../../resources/define.ts';
 
 /** Tables are declared at run time (resources/), so rows are typed by the declarations, not here. */
@@ -35,6 +35,13 @@ export interface Dialect {
    * way and then by id ascending, each in one index scan: page 1 reads 20 index entries.
    */
   orderIndexes(column: string, nullable: boolean): Record<string, RawBuilder<unknown>[]>;
+  /**
+   * `column` is one of a list given as ONE parameter, so that a query reading related rows by
+   * id has one SQL text whatever the number of ids, compiled once (store/reader.ts).
+   */
+  inList(column: Expression<unknown>, list: unknown): RawBuilder<SqlBool>;
+  /** The value of that parameter for a list of ids. */
+  listParameter(ids: readonly unknown[]): unknown;
 }
 
 export interface Engine {

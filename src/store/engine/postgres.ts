@@ -3,7 +3,7 @@
  * notification at commit that each instance's listening connection hears (postgres-watch.ts), so
  * the data version is held in memory instead of read for every cached answer.
  */
-import { CompiledQuery, Kysely, PostgresDialect, sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type RawBuilder, type SqlBool } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { VERSION_SQL, rowsPerInsert, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
@@ -36,6 +36,8 @@ export const postgresDialect: Dialect = {
     if (!nullable) return [[column, descending ? 'desc' : 'asc']];
     return [[column, (order) => (descending ? order.desc().nullsFirst() : order.asc().nullsLast())]];
   },
+  inList: (column, list) => sql<SqlBool>`${column} = any(${list})`,
+  listParameter: (ids) => ids,
   orderIndexes(column): Record<string, RawBuilder<unknown>[]> {
     return { asc: [sql.ref(column), sql`id`], desc: [sql`${sql.ref(column)} desc nulls first`, sql`id`] };
   },

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBool, type SqliteDatabase } from 'kysely';
 import { VERSION_SQL, type Columns, type Database, type Dialect, type Engine, type OrderByTerm } from './engine.ts';
 
 const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
@@ -39,6 +39,9 @@ export const sqliteDialect: Dialect = {
     const terms: OrderByTerm[] = [[column, direction(descending)]];
     return nullable ? [[sql`${column} is null`, direction(descending)], ...terms] : terms;
   },
+  // json_each reads the list; SQLite still finds each id through the column's index.
+  inList: (column, list) => sql<SqlBool>`${column} in (select value from json_each(${list}))`,
+  listParameter: (ids) => JSON.stringify(ids),
   // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards.
   orderIndexes(column, nullable): Record<string, RawBuilder<unknown>[]> {
     const value = sql.ref(column);
