@@ -9,6 +9,7 @@ module.exports = {
     { name: 'store-knows-no-http', severity: 'error', from: { path: '^src/store/' }, to: { path: '^src/(http|cli)' } },
     { name: 'query-is-neither-sql-nor-http', severity: 'error', from: { path: '^src/query/' }, to: { path: '^src/(store|http|cli)' } },
     { name: 'declarations-stand-alone', severity: 'error', comment: 'Resources declare; they do not read, route or parse.', from: { path: '^src/resources/' }, to: { path: '^src/(store|http|query|cli)' } },
+    { name: 'reports-know-no-http', severity: 'error', comment: 'Report models and renderers read the store and lay out files; routes are http/report-routes.ts.', from: { path: '^src/reports/' }, to: { path: '^src/(http|cli)' } },
     { name: 'service-without-demo', severity: 'error', comment: 'The demo generator is not on the service\'s runtime path (cli.ts loads it on demand).', from: { path: '^src/', pathNot: '^src/cli' }, to: { path: '^demo/' } },
   ],
   options: {

@@ -9,6 +9,7 @@ import { registerAuthentication } from './auth.ts';
 import { ApiError, clientError, databaseUnavailable, invalidHost, jsonParseError, notFound, refusedByFramework, serverError, unsupportedMediaType } from './errors.ts';
 import { representError, representJson, send } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
+import { registerReports } from './report-routes.ts';
 import { resourceRoutes, takesTrailingSlash } from './routes.ts';
 import type { Services } from './services.ts';
 import { origin, redirectWithSlash, splitUrl } from './url.ts';
@@ -68,6 +69,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAuthentication(app, options.engine);
   responses.register(app);
   for (const resource of RESOURCES) void app.register(resourceRoutes, { resource });
+  registerReports(app);
   app.get('/rest/v1/', async (request, reply) => {
     const names = RESOURCES.map((resource) => resource.name).sort();
     return send(request, reply, representJson(reply, Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]))));

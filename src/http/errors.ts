@@ -24,6 +24,11 @@ export const permissionDenied = () => new ApiError(403, { detail: 'You do not ha
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
 /** The database is away (outage, restart, a write during an import): worth trying again in a second. */
 export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' }, false, { 'retry-after': '1' });
+/** Report downloads answer anonymous callers 401 (spec/reports.md), lists 403. */
+export const reportNeedsSignIn = () => new ApiError(401, { detail: 'Authentication credentials were not provided.' });
+/** A report's `format` that is none of its formats, or missing. */
+export const badReportFormat = (format: string | undefined) =>
+  new ApiError(400, { format: [format === undefined ? 'This field is required.' : `"${format}" is not a valid choice.`] });
 export const serverError = () => new ApiError(500, { detail: 'A server error occurred.' }, false);
 /** A filter or ordering the caller may not use, or that cannot be applied (decisions D8, D9). */
 export const badFilter = (message: string) => new ApiError(400, { detail: message });

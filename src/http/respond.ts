@@ -66,6 +66,12 @@ export function represent(reply: FastifyReply, format: Format, value: Record<str
   return { status: reply.statusCode, headers, body, etag: etagOf(body), compressed: {} };
 }
 
+/** A file to download (a report): its media type, its name, and any further headers (a cookie). */
+export function representFile(reply: FastifyReply, body: Buffer, type: string, filename: string, extra: Record<string, string> = {}): Representation {
+  const headers = { 'content-type': type, 'content-disposition': `attachment; filename="${filename}"`, ...extra };
+  return { status: reply.statusCode, headers, body, etag: etagOf(body), compressed: {} };
+}
+
 /** A JSON answer not described by a route schema (the API root, OPTIONS). */
 export function representJson(reply: FastifyReply, value: unknown): Representation {
   const body = Buffer.from(JSON.stringify(value));

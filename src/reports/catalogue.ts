@@ -1,0 +1,36 @@
+/**
+ * The report downloads (spec/reports.md): for each path under /py-reports/, what it is about
+ * (a project, an organisation or a program) and, per format, how its file is made: a model
+ * computed from the store, laid out by one renderer.
+ */
+import type { Row } from '../resources/define.ts';
+import { resultsWorkbook } from './excel/results-table.ts';
+import { updatesWorkbook } from './excel/updates-table.ts';
+import { projectResults } from './project-results.ts';
+import { updatesModel } from './project-updates.ts';
+import type { ReportContext } from './source.ts';
+
+export type ReportFormat = 'pdf' | 'excel' | 'word';
+export type ReportScope = 'project' | 'organisation' | 'program';
+
+export const MEDIA_TYPES: Readonly<Record<ReportFormat, { type: string; extension: string }>> = {
+  pdf: { type: 'application/pdf', extension: 'pdf' },
+  excel: { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', extension: 'xlsx' },
+  word: { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', extension: 'docx' },
+};
+
+export interface ReportDownload {
+  scope: ReportScope;
+  /** The last path segment, which also names the file. */
+  path: string;
+  /** Query parameters of the date range this report reads. */
+  dates: [start: string, end: string];
+  formats: Partial<Record<ReportFormat, (target: Row, context: ReportContext) => Promise<Buffer>>>;
+}
+
+const PERIOD: ReportDownload['dates'] = ['period_start', 'period_end'];
+
+export const REPORT_DOWNLOADS: readonly ReportDownload[] = [
+  { scope: 'project', path: 'results-indicators-table', dates: PERIOD, formats: { excel: async (project, context) => resultsWorkbook(await projectResults(project, context)) } },
+  { scope: 'project', path: 'updates-table', dates: ['start_date', 'end_date'], formats: { excel: async (project, context) => updatesWorkbook(await updatesModel(project, context)) } },
+];

@@ -1,0 +1,141 @@
+/**
+ * A project's results, indicators and periods in range, with actual values and progress (spec/
+ * reports.md): the model of results-simple-table, and of the results framework and the Word report.
+ */
+import type { Row } from '../resources/define.ts';
+import { within } from './params.ts';
+import { byOrder, groupBy, type ReportContext } from './source.ts';
+
+export const RESULT_TYPES: Readonly<Record<string, string>> = { '1': 'Output', '2': 'Outcome', '3': 'Impact', '9': 'Other' };
+
+export interface DisaggregationValue {
+  /** `indicator_dimension_value` id. */
+  id: number;
+  dimension: string;
+  value: string;
+}
+
+export interface PeriodLine {
+  id: number;
+  start: string | null;
+  end: string | null;
+  target: string;
+  /** Sum of the approved updates' values, or the stored actual value where there is no approved update. */
+  actual: string;
+  progress: number | null;
+  targetComment: string;
+  actualComment: string;
+  /** Approved updates' texts (qualitative indicators). */
+  texts: string[];
+  /** Disaggregation targets by dimension value id. */
+  targets: Map<number, string>;
+}
+
+export interface IndicatorLine {
+  id: number;
+  title: string;
+  description: string;
+  quantitative: boolean;
+  measure: string;
+  baselineYear: number | null;
+  baselineValue: string | null;
+  periods: PeriodLine[];
+}
+
+export interface ResultLine {
+  id: number;
+  title: string;
+  description: string;
+  type: string;
+  indicators: IndicatorLine[];
+}
+
+export interface ProjectResults {
+  project: Row;
+  results: ResultLine[];
+  /** The project's disaggregation values, grouped by dimension name, in id order. */
+  disaggregations: DisaggregationValue[];
+}
+
+/** Decimal text as stored, without float noise: `1500.50` stays `1500.50`, a sum keeps two places. */
+function sumOf(values: readonly (number | string)[]): string {
+  const cents = values.reduce<bigint>((total, value) => total + BigInt(Math.round(Number(value) * 100)), 0n);
+  const sign = cents < 0n ? '-' : '';
+  const magnitude = cents < 0n ? -cents : cents;
+  return `${sign}${magnitude / 100n}.${String(magnitude % 100n).padStart(2, '0')}`;
+}
+
+/** actual / target × 100, one decimal; null when the target is empty, zero or not a number. */
+export function progress(actual: string, target: string): number | null {
+  const [a, t] = [Number(actual), Number(target)];
+  if (target.trim() === '' || actual.trim() === '' || !Number.isFinite(a) || !Number.isFinite(t) || t === 0) return null;
+  return Math.round((a / t) * 1000) / 10;
+}
+
+/** Periods by start (null last), then id. */
+function byStart(a: Row, b: Row): number {
+  if (a.period_start !== b.period_start) return a.period_start === null ? 1 : b.period_start === null ? -1 : a.period_start < b.period_start ? -1 : 1;
+  return a.id - b.id;
+}
+
+export async function projectResults(project: Row, context: ReportContext): Promise<ProjectResults> {
+  const { lookup } = context;
+  const results = (await lookup.byColumn('result', 'project', [project.id])).sort(byOrder);
+  const indicators = (await lookup.byColumn('indicator', 'result', results.map((result) => result.id))).sort(byOrder);
+  const periods = (await lookup.byColumn('indicator_period', 'indicator', indicators.map((indicator) => indicator.id)))
+    .filter((period) => within(context.range, period.period_start, period.period_end))
+    .sort(byStart);
+  const periodIds = periods.map((period) => period.id);
+  const [updates, targets, names] = await Promise.all([
+    lookup.byColumn('indicator_period_data', 'period', periodIds),
+    lookup.byColumn('disaggregation_target', 'period', periodIds),
+    lookup.byColumn('indicator_dimension_name', 'project', [project.id]),
+  ]);
+  const values = await lookup.byColumn('indicator_dimension_value', 'name', names.map((name) => name.id));
+  const nameOf = new Map(names.map((name) => [name.id, name.name as string]));
+  const approvedOf = groupBy(updates.filter((update) => update.status === 'A').sort((a, b) => a.id - b.id), 'period');
+  const targetsOf = groupBy(targets, 'period');
+  const periodsOf = groupBy(periods, 'indicator');
+  const indicatorsOf = groupBy(indicators, 'result');
+
+  const periodLine = (period: Row): PeriodLine => {
+    const approved = approvedOf.get(period.id) ?? [];
+    const numbers = approved.map((update) => update.value).filter((value) => value !== null);
+    const actual = numbers.length ? sumOf(numbers) : (period.actual_value ?? '');
+    return {
+      id: period.id,
+      start: period.period_start,
+      end: period.period_end,
+      target: period.target_value ?? '',
+      actual,
+      progress: progress(actual, period.target_value ?? ''),
+      targetComment: period.target_comment ?? '',
+      actualComment: period.actual_comment ?? '',
+      texts: approved.map((update) => update.text).filter((text) => text),
+      targets: new Map((targetsOf.get(period.id) ?? []).filter((target) => target.dimension_value !== null).map((target) => [target.dimension_value, target.value === null ? '' : String(target.value)])),
+    };
+  };
+
+  return {
+    project,
+    results: results.map((result) => ({
+      id: result.id,
+      title: result.title,
+      description: result.description,
+      type: RESULT_TYPES[result.type] ?? 'Other',
+      indicators: (indicatorsOf.get(result.id) ?? []).map((indicator) => ({
+        id: indicator.id,
+        title: indicator.title,
+        description: indicator.description,
+        quantitative: indicator.type !== 2,
+        measure: indicator.measure === '2' ? 'Percentage' : 'Unit',
+        baselineYear: indicator.baseline_year,
+        baselineValue: indicator.baseline_value === null ? null : String(indicator.baseline_value),
+        periods: (periodsOf.get(indicator.id) ?? []).map(periodLine),
+      })),
+    })),
+    disaggregations: values
+      .sort((a, b) => (nameOf.get(a.name) ?? '').localeCompare(nameOf.get(b.name) ?? '') || a.id - b.id)
+      .map((value) => ({ id: value.id, dimension: nameOf.get(value.name) ?? '', value: value.value })),
+  };
+}

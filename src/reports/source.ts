@@ -1,0 +1,32 @@
+/** What a report model reads through: the store's batched lookups, as the caller may see them. */
+import type { Caller, Lookup, Row } from '../resources/define.ts';
+import type { DateRange } from './params.ts';
+
+export interface ReportContext {
+  lookup: Lookup;
+  caller: Caller;
+  timeZone: string;
+  /** Today in the service's time zone, `YYYY-MM-DD`. */
+  today: string;
+  /** The period (or update) dates the request keeps. */
+  range: DateRange;
+  /** Whether comments are shown (`comment=true`). */
+  comments: boolean;
+}
+
+/** `a` before `b` by `order` (null last), then id: results and indicators (spec/reports.md, Order). */
+export function byOrder(a: Row, b: Row): number {
+  if (a.order !== b.order) return a.order === null ? 1 : b.order === null ? -1 : a.order - b.order;
+  return a.id - b.id;
+}
+
+/** Groups rows by one of their columns, keeping each group in the rows' order. */
+export function groupBy<T extends Record<string, unknown>>(rows: readonly T[], key: keyof T): Map<unknown, T[]> {
+  const groups = new Map<unknown, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row[key]);
+    if (group) group.push(row);
+    else groups.set(row[key], [row]);
+  }
+  return groups;
+}
