@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
+import JSZip from 'jszip';
 import { RESULT_HEADERS } from '../src/reports/excel/results-table.ts';
 import { UPDATE_HEADERS } from '../src/reports/excel/updates-table.ts';
 import { reportFilename, todayIn } from '../src/reports/params.ts';
@@ -13,6 +14,14 @@ import { createToken } from '../src/store/users.ts';
 import { testStores, useServer } from './support/server.ts';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+/** The paragraphs of a part of a .docx, as text (table cells are paragraphs too). */
+async function paragraphs(docx: Buffer, part: string): Promise<string[]> {
+  const xml = await (await JSZip.loadAsync(docx)).file(part)!.async('string');
+  const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  return xml.split('</w:p>').slice(0, -1).map((paragraph) => unescape([...paragraph.matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((match) => match[1]).join('')));
+}
 
 /** Project 1 (public, organisation 1 a partner) with results, periods, updates; project 2 private elsewhere. */
 function reportDataset(): DatasetSource[] {
@@ -25,7 +34,15 @@ function reportDataset(): DatasetSource[] {
     ]),
     records('user', [{ id: 1, email: 'reporter@example.org', first_name: 'Rita', last_name: 'Reporter' }, { id: 2, email: 'ann@example.org', first_name: 'Ann', last_name: 'Updater' }]),
     records('employment', [{ id: 1, user: 1, organisation: 1, group: 'Users', is_approved: true }]),
-    records('partnership', [{ id: 1, project: 1, organisation: 1, iati_organisation_role: 101 }, { id: 2, project: 2, organisation: 2, iati_organisation_role: 101 }]),
+    records('partnership', [
+      { id: 1, project: 1, organisation: 1, iati_organisation_role: 101 }, { id: 2, project: 2, organisation: 2, iati_organisation_role: 101 },
+      { id: 3, project: 1, organisation: 1, iati_organisation_role: 4 }, { id: 4, project: 1, organisation: 2, iati_organisation_role: 1 },
+    ]),
+    records('budget_item', [
+      { id: 1, project: 1, other_extra: 'Wells', amount: 12500, currency: 'EUR', period_start: '2024-01-01', period_end: '2024-12-31' },
+      { id: 2, project: 1, other_extra: 'Pumps', amount: 500.5, currency: 'EUR' },
+      { id: 3, project: 1, other_extra: 'Training', amount: 1000, currency: 'USD' },
+    ]),
     records('result', [
       { id: 1, project: 1, title: 'Clean water', type: '1', order: 2 },
       { id: 2, project: 1, title: 'Healthier families', type: '2', order: 1 },
@@ -133,6 +150,31 @@ for (const store of testStores()) {
       ]);
       const all = (await workbook((await download('/py-reports/project/1/updates-table/?format=excel&start_date={start_date}&end_date={end_date}')).body)).getWorksheet('UpdatesTable')!;
       assert.deepEqual(rows(all, 6, 1).map(([title]) => title), ['Halfway', 'Started', 'Old', 'No date']);
+    });
+
+    test('the Word project report: partners by name with their roles, budget totals per currency, grades, periods, updates, footer', async () => {
+      const answer = await download('/py-reports/project/1/kickstart-report/?format=word&download=true&period_start={period_start}&period_end={period_end}');
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('content-type'), DOCX);
+      assert.equal(answer.headers.get('content-disposition'), `attachment; filename="${reportFilename(todayIn('Europe/Stockholm'), 1, 'kickstart-report', 'docx')}"`);
+      const text = await paragraphs(answer.body, 'word/document.xml');
+      const after = (title: string, count: number) => text.slice(text.indexOf(title) + 1, text.indexOf(title) + 1 + count);
+      assert.deepEqual(text.slice(0, 2), ['Water for Kisumu', 'Wells']);
+      assert.deepEqual(after('Project partners', 6), ['Organisation', 'Roles', 'Other', 'funding', 'Partner', 'implementing, reporting']);
+      assert.deepEqual(after('Project budget', 25), [
+        'Label', 'Period start', 'Period end', 'Amount', 'Currency',
+        'Wells', '2024-01-01', '2024-12-31', '12,500.00', 'EUR',
+        'Pumps', '', '', '500.50', 'EUR',
+        'Training', '', '', '1,000.00', 'USD',
+        'Total', '', '', '13,000.50', 'EUR',
+      ]);
+      assert.deepEqual(after('Project budget', 30).slice(25), ['Total', '', '', '1,000.00', 'USD']);
+      assert.deepEqual(after('Summary of results', 4), ['Progress: high 85–100 %, medium 50–84 %, low 0–49 %.', 'Diarrhoea cases: 40.0 % (low)', 'Wells dug: 57.5 % (medium)', 'No periods: no target']);
+      assert.deepEqual(after('Wells dug', 12).slice(4), ['1990-01-01 – 1990-12-31', '', '', '', '2024-01-01 – 2024-06-30', '10', '7.50', '75.0 %']);
+      assert.deepEqual(after('Project updates', 8), ['Halfway  2024-07-15', 'Five wells.', 'Started  2024-02-01', 'Digging began.', 'Old  2019-05-01', '', 'No date  ', '']);
+      assert.deepEqual(await paragraphs(answer.body, 'word/footer1.xml'), [`rsr-api report ${todayIn('Europe/Stockholm')}`]);
+      const ranged = await paragraphs((await download('/py-reports/project/1/kickstart-report/?format=word&period_start=2024-07-01&period_end=2024-12-31')).body, 'word/document.xml');
+      assert.deepEqual(ranged.slice(ranged.indexOf('Summary of results') + 2, ranged.indexOf('Summary of results') + 5), ['Diarrhoea cases: no target', 'Wells dug: 40.0 % (low)', 'No periods: no target']);
     });
 
     test('anonymous 401, a project the caller may not see or that does not exist 404, a format the report lacks 400', async () => {

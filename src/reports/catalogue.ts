@@ -7,7 +7,9 @@ import type { Row } from '../resources/define.ts';
 import { resultsWorkbook } from './excel/results-table.ts';
 import { updatesWorkbook } from './excel/updates-table.ts';
 import { projectResults } from './project-results.ts';
+import { budget, grades, partners } from './project-summary.ts';
 import { updatesModel } from './project-updates.ts';
+import { projectReportDocument } from './word/project-report.ts';
 import type { ReportContext } from './source.ts';
 
 export type ReportFormat = 'pdf' | 'excel' | 'word';
@@ -30,7 +32,15 @@ export interface ReportDownload {
 
 const PERIOD: ReportDownload['dates'] = ['period_start', 'period_end'];
 
+/** The Word project report: results, partners, budget, grades and the updates, all in the requested range. */
+async function projectReport(project: Row, context: ReportContext): Promise<Buffer> {
+  const results = await projectResults(project, context);
+  const [partnerList, budgetLines, updates] = await Promise.all([partners(project, context), budget(project, context), updatesModel(project, context)]);
+  return projectReportDocument({ results, partners: partnerList, budget: budgetLines, grades: grades(results), updates, today: context.today });
+}
+
 export const REPORT_DOWNLOADS: readonly ReportDownload[] = [
   { scope: 'project', path: 'results-indicators-table', dates: PERIOD, formats: { excel: async (project, context) => resultsWorkbook(await projectResults(project, context)) } },
+  { scope: 'project', path: 'kickstart-report', dates: PERIOD, formats: { word: projectReport } },
   { scope: 'project', path: 'updates-table', dates: ['start_date', 'end_date'], formats: { excel: async (project, context) => updatesWorkbook(await updatesModel(project, context)) } },
 ];

@@ -1,0 +1,90 @@
+/**
+ * The Word project report's own parts (spec/reports.md, Project-report-word): partners with
+ * their roles, the budget with totals per currency, and each quantitative indicator's grade.
+ */
+import { budgetItemLabels } from '../codelists/index.ts';
+import type { Row } from '../resources/define.ts';
+import { sortKey } from '../text/sortkey.ts';
+import { progress, type IndicatorLine, type ProjectResults } from './project-results.ts';
+import type { ReportContext } from './source.ts';
+
+const ROLE_NAMES: Readonly<Record<number, string>> = { 1: 'funding', 2: 'accountable', 3: 'extending', 4: 'implementing', 101: 'reporting' };
+const ROLE_ORDER = [1, 2, 3, 4, 101];
+
+export interface Partner {
+  name: string;
+  roles: string[];
+}
+
+export interface BudgetLine {
+  label: string;
+  start: string | null;
+  end: string | null;
+  /** Cents: sums stay exact. */
+  cents: bigint;
+  currency: string;
+}
+
+export type Grade = 'high' | 'medium' | 'low';
+
+export interface IndicatorGrade {
+  title: string;
+  progress: number | null;
+  grade: Grade | null;
+}
+
+const cents = (value: number | string | null) => BigInt(Math.round(Number(value ?? 0) * 100));
+
+/** `12,500.00` (spec/reports.md, Numbers: money with thousands separators in PDF and Word). */
+export function money(amount: bigint): string {
+  const sign = amount < 0n ? '-' : '';
+  const magnitude = amount < 0n ? -amount : amount;
+  const whole = String(magnitude / 100n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${sign}${whole}.${String(magnitude % 100n).padStart(2, '0')}`;
+}
+
+/** Partners by organisation name (D7 key), each with its roles in IATI order. */
+export async function partners(project: Row, context: ReportContext): Promise<Partner[]> {
+  const partnerships = await context.lookup.byColumn('partnership', 'project', [project.id]);
+  const organisations = await context.lookup.byColumn('organisation', 'id', partnerships.map((partnership) => partnership.organisation));
+  return organisations
+    .map((organisation) => ({
+      key: sortKey(organisation.name) ?? '',
+      id: organisation.id as number,
+      name: organisation.name as string,
+      roles: ROLE_ORDER.filter((role) => partnerships.some((partnership) => partnership.organisation === organisation.id && partnership.iati_organisation_role === role)).map((role) => ROLE_NAMES[role]),
+    }))
+    .sort((a, b) => (a.key === b.key ? a.id - b.id : a.key < b.key ? -1 : 1))
+    .map(({ name, roles }) => ({ name, roles }));
+}
+
+export async function budget(project: Row, context: ReportContext): Promise<{ lines: BudgetLine[]; totals: [currency: string, cents: bigint][] }> {
+  const items = (await context.lookup.byColumn('budget_item', 'project', [project.id])).sort((a, b) => a.id - b.id);
+  const lines = items.map((item) => ({
+    label: item.label === null ? (item.other_extra || 'Other') : (budgetItemLabels.get(item.label) ?? String(item.label)),
+    start: item.period_start,
+    end: item.period_end,
+    cents: cents(item.amount),
+    currency: item.currency || project.currency,
+  }));
+  const totals = new Map<string, bigint>();
+  for (const line of lines) totals.set(line.currency, (totals.get(line.currency) ?? 0n) + line.cents);
+  return { lines, totals: [...totals].sort(([a], [b]) => (a < b ? -1 : 1)) };
+}
+
+/** high 85–100 %, medium 50–84 %, low 0–49 % (and beyond 100 % is high). */
+export function grade(percent: number | null): Grade | null {
+  if (percent === null) return null;
+  return percent >= 85 ? 'high' : percent >= 50 ? 'medium' : 'low';
+}
+
+/** A quantitative indicator's progress over its periods in range: their actuals over their targets. */
+function indicatorGrade(indicator: IndicatorLine): IndicatorGrade {
+  const sum = (values: string[]) => values.filter((value) => value.trim() !== '' && Number.isFinite(Number(value))).reduce((total, value) => total + Number(value), 0);
+  const targets = indicator.periods.map((period) => period.target);
+  const percent = targets.some((target) => target.trim() !== '') ? progress(String(sum(indicator.periods.map((period) => period.actual))), String(sum(targets))) : null;
+  return { title: indicator.title, progress: percent, grade: grade(percent) };
+}
+
+export const grades = (results: ProjectResults): IndicatorGrade[] =>
+  results.results.flatMap((result) => result.indicators.filter((indicator) => indicator.quantitative).map(indicatorGrade));

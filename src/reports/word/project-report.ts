@@ -1,0 +1,68 @@
+/** Project-report-word (spec/reports.md) as a .docx written by the `docx` library. */
+import { Document, Footer, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
+import type { ProjectResults } from '../project-results.ts';
+import type { UpdatesModel } from '../project-updates.ts';
+import { money, type BudgetLine, type IndicatorGrade, type Partner } from '../project-summary.ts';
+
+export interface ProjectReportModel {
+  results: ProjectResults;
+  partners: Partner[];
+  budget: { lines: BudgetLine[]; totals: [string, bigint][] };
+  grades: IndicatorGrade[];
+  updates: UpdatesModel;
+  today: string;
+}
+
+const heading = (text: string, level: (typeof HeadingLevel)[keyof typeof HeadingLevel] = HeadingLevel.HEADING_2) => new Paragraph({ text, heading: level });
+const cell = (text: string, bold = false) => new TableCell({ children: [new Paragraph({ children: [new TextRun({ text, bold })] })] });
+
+function table(headers: readonly string[], rows: readonly (readonly string[])[], boldRows: readonly (readonly string[])[] = []): Table {
+  return new Table({
+    width: { size: 100, type: WidthType.PERCENTAGE },
+    rows: [
+      new TableRow({ tableHeader: true, children: headers.map((header) => cell(header, true)) }),
+      ...rows.map((row) => new TableRow({ children: row.map((text) => cell(text)) })),
+      ...boldRows.map((row) => new TableRow({ children: row.map((text) => cell(text, true)) })),
+    ],
+  });
+}
+
+const percent = (value: number | null) => (value === null ? '' : `${value.toFixed(1)} %`);
+const period = (start: string | null, end: string | null) => `${start ?? ''} – ${end ?? ''}`;
+
+export async function projectReportDocument(model: ProjectReportModel): Promise<Buffer> {
+  const project = model.results.project;
+  const dates = `Planned: ${period(project.date_start_planned, project.date_end_planned)}. Actual: ${period(project.date_start_actual, project.date_end_actual)}.`;
+  const children: (Paragraph | Table)[] = [
+    heading(project.title, HeadingLevel.TITLE),
+    new Paragraph({ children: [new TextRun({ text: project.subtitle ?? '', italics: true })] }),
+    new Paragraph(dates),
+    heading('Project partners'),
+    table(['Organisation', 'Roles'], model.partners.map((partner) => [partner.name, partner.roles.join(', ')])),
+    heading('Project budget'),
+    table(
+      ['Label', 'Period start', 'Period end', 'Amount', 'Currency'],
+      model.budget.lines.map((line) => [line.label, line.start ?? '', line.end ?? '', money(line.cents), line.currency]),
+      model.budget.totals.map(([currency, cents]) => ['Total', '', '', money(cents), currency]),
+    ),
+    heading('Summary of results'),
+    new Paragraph('Progress: high 85–100 %, medium 50–84 %, low 0–49 %.'),
+    ...model.grades.map((line) => new Paragraph(`${line.title}: ${line.progress === null ? 'no target' : `${percent(line.progress)} (${line.grade})`}`)),
+    heading('Results and indicators'),
+  ];
+  for (const result of model.results.results) {
+    children.push(heading(`${result.type}: ${result.title}`, HeadingLevel.HEADING_3));
+    for (const indicator of result.indicators) {
+      children.push(new Paragraph({ children: [new TextRun({ text: indicator.title, bold: true })] }));
+      if (indicator.periods.length) {
+        children.push(table(['Period', 'Target', 'Actual', 'Progress'], indicator.periods.map((line) => [period(line.start, line.end), line.target, line.actual, percent(line.progress)])));
+      }
+    }
+  }
+  children.push(heading('Project updates'));
+  for (const update of model.updates.updates) {
+    children.push(new Paragraph({ children: [new TextRun({ text: update.title, bold: true }), new TextRun(`  ${update.eventDate ?? ''}`)] }), new Paragraph(update.text));
+  }
+  const footer = new Footer({ children: [new Paragraph(`rsr-api report ${model.today}`)] });
+  return Packer.toBuffer(new Document({ creator: 'rsr-api', title: project.title, sections: [{ footers: { default: footer }, children }] }));
+}
