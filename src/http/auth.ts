@@ -6,15 +6,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ANONYMOUS, type Caller } from '../resources/define.ts';
 import type { Engine } from '../store/engine/index.ts';
 import { callerForKey } from '../store/users.ts';
-import { ApiError } from './errors.ts';
+import { badToken as refuse } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller;
   }
 }
-
-const refuse = (detail: string) => new ApiError(403, { detail });
 
 async function authenticate(engine: Engine, request: FastifyRequest): Promise<Caller> {
   const parts = (request.headers.authorization ?? '').split(/\s+/).filter(Boolean);

@@ -20,6 +20,9 @@ export const notFound = (withRouteHeaders = true) => new ApiError(404, { detail:
 export const invalidPage = () => new ApiError(404, { detail: 'Invalid page.' });
 export const methodNotAllowed = (method: string) => new ApiError(405, { detail: `Method "${method}" not allowed.` });
 export const notAuthenticated = () => new ApiError(403, { detail: 'Authentication credentials were not provided.' });
+/** An `Authorization: Token` header that names no usable key (DRF's TokenAuthentication messages). */
+export const badToken = (detail: 'Invalid token header. No credentials provided.' | 'Invalid token header. Token string should not contain spaces.' | 'User inactive or deleted.' | 'Invalid token.') =>
+  new ApiError(403, { detail });
 export const permissionDenied = () => new ApiError(403, { detail: 'You do not have permission to perform this action.' });
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
 /** The database is away (outage, restart, a write during an import): worth trying again in a second. */
