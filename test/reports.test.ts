@@ -10,7 +10,8 @@ import { RESULT_HEADERS } from '../src/reports/excel/results-table.ts';
 import { UPDATE_HEADERS } from '../src/reports/excel/updates-table.ts';
 import { reportFilename, todayIn } from '../src/reports/params.ts';
 import type { DatasetSource } from '../src/store/import.ts';
-import { createToken } from '../src/store/users.ts';
+import { SERVICE } from '../src/resources/define.ts';
+import { callerForKey, createToken } from '../src/store/users.ts';
 import { testStores, useServer } from './support/server.ts';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -29,7 +30,7 @@ function reportDataset(): DatasetSource[] {
   return [
     records('organisation', [{ id: 1, name: 'Partner', long_name: 'Partner Organisation' }, { id: 2, name: 'Other', long_name: 'Other Organisation' }]),
     records('project', [
-      { id: 1, title: 'Water for Kisumu', subtitle: 'Wells', is_public: true, publishing_status: 'published' },
+      { id: 1, title: 'Water for Kisumu', subtitle: 'Wells', is_public: true, publishing_status: 'published', date_start_planned: '2024-01-01', date_end_planned: '2025-12-31', date_start_actual: '2024-01-15' },
       { id: 2, title: 'Private', is_public: false, publishing_status: 'published' },
     ]),
     records('user', [{ id: 1, email: 'reporter@example.org', first_name: 'Rita', last_name: 'Reporter' }, { id: 2, email: 'ann@example.org', first_name: 'Ann', last_name: 'Updater' }]),
@@ -65,6 +66,7 @@ function reportDataset(): DatasetSource[] {
       { id: 3, period: 1, user: 2, value: 100, status: 'P' },
       { id: 4, period: 4, user: 2, value: 20, status: 'A' },
     ]),
+    records('program', [{ id: 1, title: 'Open programme' }, { id: 2, title: 'Closed programme' }]),
     records('indicator_dimension_name', [{ id: 1, project: 1, name: 'Gender' }]),
     records('indicator_dimension_value', [{ id: 1, name: 1, value: 'Women' }, { id: 2, name: 1, value: 'Men' }]),
     records('project_update', [
@@ -159,7 +161,7 @@ for (const store of testStores()) {
       assert.equal(answer.headers.get('content-disposition'), `attachment; filename="${reportFilename(todayIn('Europe/Stockholm'), 1, 'kickstart-report', 'docx')}"`);
       const text = await paragraphs(answer.body, 'word/document.xml');
       const after = (title: string, count: number) => text.slice(text.indexOf(title) + 1, text.indexOf(title) + 1 + count);
-      assert.deepEqual(text.slice(0, 2), ['Water for Kisumu', 'Wells']);
+      assert.deepEqual(text.slice(0, 3), ['Water for Kisumu', 'Wells', 'Planned: 2024-01-01 – 2025-12-31. Actual: 2024-01-15 – ….']);
       assert.deepEqual(after('Project partners', 6), ['Organisation', 'Roles', 'Other', 'funding', 'Partner', 'implementing, reporting']);
       assert.deepEqual(after('Project budget', 25), [
         'Label', 'Period start', 'Period end', 'Amount', 'Currency',
@@ -175,6 +177,13 @@ for (const store of testStores()) {
       assert.deepEqual(await paragraphs(answer.body, 'word/footer1.xml'), [`rsr-api report ${todayIn('Europe/Stockholm')}`]);
       const ranged = await paragraphs((await download('/py-reports/project/1/kickstart-report/?format=word&period_start=2024-07-01&period_end=2024-12-31')).body, 'word/document.xml');
       assert.deepEqual(ranged.slice(ranged.indexOf('Summary of results') + 2, ranged.indexOf('Summary of results') + 5), ['Diarrhoea cases: no target', 'Wells dug: 40.0 % (low)', 'No periods: no target']);
+    });
+
+    test('a program is seen where its root project is: by the partner for project 1, by nobody outside for private project 2', async () => {
+      const found = await callerForKey(server.engine, key);
+      assert.ok('caller' in found);
+      assert.deepEqual([...await server.reader.lookup(found.caller).visible('program', [1, 2])], [1]);
+      assert.deepEqual([...await server.reader.lookup(SERVICE).visible('program', [1, 2])].sort(), [1, 2]);
     });
 
     test('anonymous 401, a project the caller may not see or that does not exist 404, a format the report lacks 400', async () => {

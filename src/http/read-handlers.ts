@@ -59,19 +59,16 @@ export function listQuery(resource: Resource, pairs: QueryPairs, caller: Caller)
   }
 }
 
-/**
- * The records of one page as the caller sees them, for both list interfaces: `locate` turns the
- * count into the offset to read from, or null when there is no such page.
- */
-async function readPage(request: FastifyRequest, query: ListQuery, locate: (count: number) => number | null) {
+/** How many records the caller may see that match the list's filters. */
+const countOf = (request: FastifyRequest, query: ListQuery) => request.server.services.reader.count(resourceOf(request), request.caller, query.filters);
+
+/** The records of one page from `offset` on as the caller sees them, for both list interfaces; none past the end. */
+async function readPage(request: FastifyRequest, query: ListQuery, count: number, offset: number) {
   const resource = resourceOf(request);
   const { reader, timeZone } = request.server.services;
   const caller = request.caller;
-  const count = await reader.count(resource, caller, query.filters);
-  const offset = locate(count);
-  if (offset === null) return { count, records: null };
   const rows = offset < count ? await reader.page(resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset }, query.filters) : [];
-  return { count, records: await renderRecords(resource, rows, reader.lookup(caller), { caller, timeZone }) };
+  return renderRecords(resource, rows, reader.lookup(caller), { caller, timeZone });
 }
 
 /** One record as the caller sees it, or 404. */
@@ -91,11 +88,11 @@ export async function list(request: ListRequest, reply: FastifyReply) {
     const pairs = queryPairs(request);
     const query = listQuery(resource, pairs, request.caller);
     if (query.page.kind === 'invalid') throw invalidPage();
-    const located = (count: number) => locatePage(query.page, query.limit, count);
-    const { count, records } = await readPage(request, query, (total) => located(total)?.offset ?? null);
-    const page = located(count);
-    if (!records || !page) throw invalidPage();
-    return represent(reply, format, { count, ...pageLinks(baseUrl(request), pairs, page), results: records }, { listKey: 'results', filename: resource.name });
+    const count = await countOf(request, query);
+    const page = locatePage(query.page, query.limit, count);
+    if (!page) throw invalidPage();
+    const results = await readPage(request, query, count, page.offset);
+    return represent(reply, format, { count, ...pageLinks(baseUrl(request), pairs, page), results }, { listKey: 'results', filename: resource.name });
   });
 }
 
@@ -107,12 +104,13 @@ export async function legacyList(request: ListRequest, reply: FastifyReply) {
     const pairs = queryPairs(request);
     const query = listQuery(resource, pairs, request.caller);
     const offset = parseOffset(pairs);
+    const count = await countOf(request, query);
     // An offset past the end reads nothing, however large it is.
-    const { count, records } = await readPage(request, query, (total) => (offset < BigInt(total) ? Number(offset) : total));
+    const objects = await readPage(request, query, count, offset < BigInt(count) ? Number(offset) : count);
     const { next, previous } = offsetLinks(baseUrl(request), pairs, offset, query.limit, count);
     const shownOffset = offset <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(offset) : offset;
     const meta = { limit: query.limit, next, offset: shownOffset, previous, total_count: count };
-    return represent(reply, format, { meta, objects: records ?? [] }, { listKey: 'objects', filename: resource.name });
+    return represent(reply, format, { meta, objects }, { listKey: 'objects', filename: resource.name });
   });
 }
 

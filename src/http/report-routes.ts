@@ -12,7 +12,6 @@ import { representFile, send } from './respond.ts';
 import { queryPairs } from './url.ts';
 
 const MAX_ID = 2 ** 31 - 1;
-const TABLE = { project: 'project', organisation: 'organisation', program: 'program' } as const;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,8 +30,8 @@ async function download(request: FastifyRequest<{ Params: { id: string } }>, rep
   const id = Number(request.params.id);
   const { reader, timeZone } = request.server.services;
   const lookup = reader.lookup(request.caller);
-  const table = TABLE[report.scope];
-  const [target] = (await lookup.visible(table, [id])).has(id) ? await lookup.byColumn(table, 'id', [id]) : [];
+  // The scope names the table; who may see a record of it is store/visibility.ts's to say.
+  const [target] = (await lookup.visible(report.scope, [id])).has(id) ? await lookup.byColumn(report.scope, 'id', [id]) : [];
   if (!target) throw notFound();
   const today = todayIn(timeZone);
   const range = dateRange(lastValue(pairs, report.dates[0]), lastValue(pairs, report.dates[1]), today);

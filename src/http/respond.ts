@@ -54,34 +54,36 @@ function routeHeaders(reply: FastifyReply): Record<string, string> {
 
 const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url')}"`;
 
+/** A representation of `body`; successful answers carry the ETag of their bytes, errors none. */
+function representation(status: number, headers: Record<string, string>, body: Buffer, tagged = true): Representation {
+  return { status, headers, body, etag: tagged ? etagOf(body) : null, compressed: {} };
+}
+
 /**
  * A successful answer in the format asked for. JSON is written by the route's response schema
  * (field order and types as declared); XML and CSV by renderers.ts.
  */
 export function represent(reply: FastifyReply, format: Format, value: Record<string, unknown>, rendering: Rendering): Representation {
   const text = format === 'json' ? (reply.serialize(value) as string) : renderText(format, value, rendering);
-  const body = Buffer.from(text);
   const headers: Record<string, string> = { 'content-type': CONTENT_TYPE[format], ...routeHeaders(reply) };
   if (format === 'csv') headers['content-disposition'] = `attachment; filename="${rendering.filename}.csv"`;
-  return { status: reply.statusCode, headers, body, etag: etagOf(body), compressed: {} };
+  return representation(reply.statusCode, headers, Buffer.from(text));
 }
 
 /** A file to download (a report): its media type, its name, and any further headers (a cookie). */
 export function representFile(reply: FastifyReply, body: Buffer, type: string, filename: string, extra: Record<string, string> = {}): Representation {
-  const headers = { 'content-type': type, 'content-disposition': `attachment; filename="${filename}"`, ...extra };
-  return { status: reply.statusCode, headers, body, etag: etagOf(body), compressed: {} };
+  return representation(reply.statusCode, { 'content-type': type, 'content-disposition': `attachment; filename="${filename}"`, ...extra }, body);
 }
 
 /** A JSON answer not described by a route schema (the API root, OPTIONS). */
 export function representJson(reply: FastifyReply, value: unknown): Representation {
-  const body = Buffer.from(JSON.stringify(value));
-  return { status: reply.statusCode, headers: { 'content-type': CONTENT_TYPE.json, ...routeHeaders(reply) }, body, etag: etagOf(body), compressed: {} };
+  return representation(reply.statusCode, { 'content-type': CONTENT_TYPE.json, ...routeHeaders(reply) }, Buffer.from(JSON.stringify(value)));
 }
 
 /** An error from the catalogue (errors.ts); route headers only where the original sends them. */
 export function representError(reply: FastifyReply, error: ApiError): Representation {
   const headers = { 'content-type': CONTENT_TYPE.json, ...(error.withRouteHeaders ? routeHeaders(reply) : {}), ...error.headers };
-  return { status: error.status, headers, body: Buffer.from(JSON.stringify(error.body)), etag: null, compressed: {} };
+  return representation(error.status, headers, Buffer.from(JSON.stringify(error.body)), false);
 }
 
 /** Sends a representation as this request asks for it: compressed or not, or 304. */

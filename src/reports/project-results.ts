@@ -3,8 +3,10 @@
  * reports.md): the model of results-simple-table, and of the results framework and the Word report.
  */
 import type { Row } from '../resources/define.ts';
+import { compareText } from '../text/sortkey.ts';
+import { centsText, sumCents } from './numbers.ts';
 import { within } from './params.ts';
-import { byOrder, groupBy, type ReportContext } from './source.ts';
+import { byOrder, compareDates, groupBy, type ReportContext } from './source.ts';
 
 export const RESULT_TYPES: Readonly<Record<string, string>> = { '1': 'Output', '2': 'Outcome', '3': 'Impact', '9': 'Other' };
 
@@ -57,14 +59,6 @@ export interface ProjectResults {
   disaggregations: DisaggregationValue[];
 }
 
-/** Decimal text as stored, without float noise: `1500.50` stays `1500.50`, a sum keeps two places. */
-function sumOf(values: readonly (number | string)[]): string {
-  const cents = values.reduce<bigint>((total, value) => total + BigInt(Math.round(Number(value) * 100)), 0n);
-  const sign = cents < 0n ? '-' : '';
-  const magnitude = cents < 0n ? -cents : cents;
-  return `${sign}${magnitude / 100n}.${String(magnitude % 100n).padStart(2, '0')}`;
-}
-
 /** actual / target × 100, one decimal; null when the target is empty, zero or not a number. */
 export function progress(actual: string, target: string): number | null {
   const [a, t] = [Number(actual), Number(target)];
@@ -73,10 +67,7 @@ export function progress(actual: string, target: string): number | null {
 }
 
 /** Periods by start (null last), then id. */
-function byStart(a: Row, b: Row): number {
-  if (a.period_start !== b.period_start) return a.period_start === null ? 1 : b.period_start === null ? -1 : a.period_start < b.period_start ? -1 : 1;
-  return a.id - b.id;
-}
+const byStart = (a: Row, b: Row) => compareDates(a.period_start, b.period_start) || a.id - b.id;
 
 export async function projectResults(project: Row, context: ReportContext): Promise<ProjectResults> {
   const { lookup } = context;
@@ -101,7 +92,7 @@ export async function projectResults(project: Row, context: ReportContext): Prom
   const periodLine = (period: Row): PeriodLine => {
     const approved = approvedOf.get(period.id) ?? [];
     const numbers = approved.map((update) => update.value).filter((value) => value !== null);
-    const actual = numbers.length ? sumOf(numbers) : (period.actual_value ?? '');
+    const actual = numbers.length ? centsText(sumCents(numbers)) : (period.actual_value ?? '');
     return {
       id: period.id,
       start: period.period_start,
@@ -135,7 +126,7 @@ export async function projectResults(project: Row, context: ReportContext): Prom
       })),
     })),
     disaggregations: values
-      .sort((a, b) => (nameOf.get(a.name) ?? '').localeCompare(nameOf.get(b.name) ?? '') || a.id - b.id)
-      .map((value) => ({ id: value.id, dimension: nameOf.get(value.name) ?? '', value: value.value })),
+      .map((value) => ({ id: value.id as number, dimension: nameOf.get(value.name) ?? '', value: value.value as string }))
+      .sort((a, b) => compareText(a.dimension, b.dimension) || a.id - b.id),
   };
 }

@@ -4,8 +4,9 @@
  */
 import { budgetItemLabels } from '../codelists/index.ts';
 import type { Row } from '../resources/define.ts';
-import { sortKey } from '../text/sortkey.ts';
+import { compareText } from '../text/sortkey.ts';
 import { progress, type IndicatorLine, type ProjectResults } from './project-results.ts';
+import { toCents } from './numbers.ts';
 import type { ReportContext } from './source.ts';
 
 const ROLE_NAMES: Readonly<Record<number, string>> = { 1: 'funding', 2: 'accountable', 3: 'extending', 4: 'implementing', 101: 'reporting' };
@@ -33,29 +34,17 @@ export interface IndicatorGrade {
   grade: Grade | null;
 }
 
-const cents = (value: number | string | null) => BigInt(Math.round(Number(value ?? 0) * 100));
-
-/** `12,500.00` (spec/reports.md, Numbers: money with thousands separators in PDF and Word). */
-export function money(amount: bigint): string {
-  const sign = amount < 0n ? '-' : '';
-  const magnitude = amount < 0n ? -amount : amount;
-  const whole = String(magnitude / 100n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${sign}${whole}.${String(magnitude % 100n).padStart(2, '0')}`;
-}
 
 /** Partners by organisation name (D7 key), each with its roles in IATI order. */
 export async function partners(project: Row, context: ReportContext): Promise<Partner[]> {
   const partnerships = await context.lookup.byColumn('partnership', 'project', [project.id]);
   const organisations = await context.lookup.byColumn('organisation', 'id', partnerships.map((partnership) => partnership.organisation));
   return organisations
+    .sort((a, b) => compareText(a.name, b.name) || a.id - b.id)
     .map((organisation) => ({
-      key: sortKey(organisation.name) ?? '',
-      id: organisation.id as number,
       name: organisation.name as string,
       roles: ROLE_ORDER.filter((role) => partnerships.some((partnership) => partnership.organisation === organisation.id && partnership.iati_organisation_role === role)).map((role) => ROLE_NAMES[role]),
-    }))
-    .sort((a, b) => (a.key === b.key ? a.id - b.id : a.key < b.key ? -1 : 1))
-    .map(({ name, roles }) => ({ name, roles }));
+    }));
 }
 
 export async function budget(project: Row, context: ReportContext): Promise<{ lines: BudgetLine[]; totals: [currency: string, cents: bigint][] }> {
@@ -64,7 +53,7 @@ export async function budget(project: Row, context: ReportContext): Promise<{ li
     label: item.label === null ? (item.other_extra || 'Other') : (budgetItemLabels.get(item.label) ?? String(item.label)),
     start: item.period_start,
     end: item.period_end,
-    cents: cents(item.amount),
+    cents: toCents(item.amount),
     currency: item.currency || project.currency,
   }));
   const totals = new Map<string, bigint>();

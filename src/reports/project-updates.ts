@@ -2,7 +2,7 @@
 import type { Row } from '../resources/define.ts';
 import { renderTimestamp } from '../text/time.ts';
 import { within, type DateRange } from './params.ts';
-import type { ReportContext } from './source.ts';
+import { compareDates, type ReportContext } from './source.ts';
 
 export interface UpdateLine {
   id: number;
@@ -23,8 +23,8 @@ export interface UpdatesModel {
 
 /** Newest event first; updates without an event date last; then by id. */
 function newestFirst(a: Row, b: Row): number {
-  if (a.event_date !== b.event_date) return a.event_date === null ? 1 : b.event_date === null ? -1 : a.event_date < b.event_date ? 1 : -1;
-  return a.id - b.id;
+  if (a.event_date === null || b.event_date === null) return compareDates(a.event_date, b.event_date) || a.id - b.id;
+  return compareDates(b.event_date, a.event_date) || a.id - b.id;
 }
 
 export async function updatesModel(project: Row, context: ReportContext): Promise<UpdatesModel> {

@@ -20,6 +20,13 @@ export function byOrder(a: Row, b: Row): number {
   return a.id - b.id;
 }
 
+/** Dates (`YYYY-MM-DD`) earliest first, a missing date last. */
+export function compareDates(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null || b === null) return a === null ? 1 : -1;
+  return a < b ? -1 : 1;
+}
+
 /** Groups rows by one of their columns, keeping each group in the rows' order. */
 export function groupBy<T extends Record<string, unknown>>(rows: readonly T[], key: keyof T): Map<unknown, T[]> {
   const groups = new Map<unknown, T[]>();

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { sortKey } from '../text/sortkey.ts';
+import { compareText } from '../text/sortkey.ts';
 import { EDIT_ROLES, derived, desc, fk, id, one, text, timestamp, type Lookup, type Row, ownedByProject, resource } from './define.ts';
 
 const ORGANISATION = Type.Object({
@@ -30,15 +30,9 @@ async function approvedOrganisations(users: Row[], lookup: Lookup): Promise<Map<
     const approved = [...ids]
       .map((organisationId) => organisations.get(organisationId))
       .filter((organisation): organisation is Row => organisation !== undefined)
-      .sort((a, b) => compareByName(a, b));
+      .sort((a, b) => compareText(a.name, b.name) || a.id - b.id);
     return [user.id, approved];
   }));
-}
-
-function compareByName(a: Row, b: Row): number {
-  const [keyA, keyB] = [sortKey(a.name) ?? '', sortKey(b.name) ?? ''];
-  if (keyA !== keyB) return Buffer.compare(Buffer.from(keyA), Buffer.from(keyB));
-  return a.id - b.id;
 }
 
 function userDetails(user: Row | null, organisations: Row[], signedIn: boolean): unknown {

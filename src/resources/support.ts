@@ -25,7 +25,8 @@ export const project: Entity = {
 
 export const program: Entity = {
   table: 'program',
-  // The id is the program's root (lead) project.
+  // The id is the program's root (lead) project, and a program is seen where that project is (spec/reports.md).
+  projectPath: ['id'],
   fields: { id: fk('project', { required: true }), title: text({ maxLength: 200 }) },
 };
 

@@ -13,5 +13,14 @@ export function sortKey(value: string | null): string | null {
   return value.normalize('NFD').replace(NON_SPACING_MARKS, '').toLowerCase();
 }
 
+/**
+ * Two texts in D7 order, as the stores sort them: by their keys' code points (compared as UTF-8
+ * bytes; JavaScript's `<` compares UTF-16 units, which puts characters beyond U+FFFF elsewhere).
+ */
+export function compareText(a: string | null, b: string | null): number {
+  const [keyA, keyB] = [sortKey(a) ?? '', sortKey(b) ?? ''];
+  return keyA === keyB ? 0 : Buffer.compare(Buffer.from(keyA), Buffer.from(keyB));
+}
+
 /** The column that holds the sort key of text field `field`. */
 export const sortKeyColumn = (field: string): string => `${field}_sortkey`;

@@ -2,7 +2,8 @@
 import { Document, Footer, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
 import type { ProjectResults } from '../project-results.ts';
 import type { UpdatesModel } from '../project-updates.ts';
-import { money, type BudgetLine, type IndicatorGrade, type Partner } from '../project-summary.ts';
+import { centsText } from '../numbers.ts';
+import type { BudgetLine, IndicatorGrade, Partner } from '../project-summary.ts';
 
 export interface ProjectReportModel {
   results: ProjectResults;
@@ -28,23 +29,26 @@ function table(headers: readonly string[], rows: readonly (readonly string[])[],
 }
 
 const percent = (value: number | null) => (value === null ? '' : `${value.toFixed(1)} %`);
-const period = (start: string | null, end: string | null) => `${start ?? ''} – ${end ?? ''}`;
+/** `2024-01-01 – 2024-12-31`; a missing date is `…`, and none at all `not set`. */
+const period = (start: string | null, end: string | null) => (start === null && end === null ? 'not set' : `${start ?? '…'} – ${end ?? '…'}`);
 
 export async function projectReportDocument(model: ProjectReportModel): Promise<Buffer> {
   const project = model.results.project;
   const dates = `Planned: ${period(project.date_start_planned, project.date_end_planned)}. Actual: ${period(project.date_start_actual, project.date_end_actual)}.`;
   const children: (Paragraph | Table)[] = [
     heading(project.title, HeadingLevel.TITLE),
-    new Paragraph({ children: [new TextRun({ text: project.subtitle ?? '', italics: true })] }),
+    ...(project.subtitle ? [new Paragraph({ children: [new TextRun({ text: project.subtitle, italics: true })] })] : []),
     new Paragraph(dates),
     heading('Project partners'),
-    table(['Organisation', 'Roles'], model.partners.map((partner) => [partner.name, partner.roles.join(', ')])),
+    model.partners.length ? table(['Organisation', 'Roles'], model.partners.map((partner) => [partner.name, partner.roles.join(', ')])) : new Paragraph('No partners.'),
     heading('Project budget'),
-    table(
-      ['Label', 'Period start', 'Period end', 'Amount', 'Currency'],
-      model.budget.lines.map((line) => [line.label, line.start ?? '', line.end ?? '', money(line.cents), line.currency]),
-      model.budget.totals.map(([currency, cents]) => ['Total', '', '', money(cents), currency]),
-    ),
+    model.budget.lines.length
+      ? table(
+        ['Label', 'Period start', 'Period end', 'Amount', 'Currency'],
+        model.budget.lines.map((line) => [line.label, line.start ?? '', line.end ?? '', centsText(line.cents, true), line.currency]),
+        model.budget.totals.map(([currency, cents]) => ['Total', '', '', centsText(cents, true), currency]),
+      )
+      : new Paragraph('No budget items.'),
     heading('Summary of results'),
     new Paragraph('Progress: high 85–100 %, medium 50–84 %, low 0–49 %.'),
     ...model.grades.map((line) => new Paragraph(`${line.title}: ${line.progress === null ? 'no target' : `${percent(line.progress)} (${line.grade})`}`)),
