@@ -69,6 +69,8 @@ export interface Plan {
   start: Int32Array;
   end: Int32Array;
   parent: Int32Array;
+  /** The program a project belongs to (its root's id, the root's own for a root), 0 for none. */
+  programRoot: Int32Array;
   /** Program roots in id order, and their titles. */
   programs: { id: number; title: string }[];
   /** Partner organisations: MAX_PARTNERS slots per project, the first is the reporting partner. */
@@ -100,6 +102,7 @@ export function buildPlan(seed: number, sizes: Sizes, countryName: (code: string
     start: new Int32Array(n + 1),
     end: new Int32Array(n + 1),
     parent: new Int32Array(n + 1),
+    programRoot: new Int32Array(n + 1),
     programs: [],
     partners: new Int32Array((n + 1) * MAX_PARTNERS),
     roles: new Uint8Array((n + 1) * MAX_PARTNERS),
@@ -208,7 +211,8 @@ function buildForms(rng: Rng): CustomFieldSlot[][] {
 /**
  * About one program per 60 projects: a root project early in a block of projects, with several
  * later projects of the block as its contributing children (children come after their root, so
- * parents always precede them in the file).
+ * parents always precede them in the file). Every third child after the first contributes
+ * through the first child instead: programs are two levels deep, as the program reports show.
  */
 function buildPrograms(plan: Plan, rng: Rng, countryName: (code: string) => string): void {
   const n = plan.projects;
@@ -220,14 +224,16 @@ function buildPrograms(plan: Plan, rng: Rng, countryName: (code: string) => stri
     const last = k === count - 1 ? n : first + block - 1;
     const root = first + rng.int(Math.min(5, last - first - 1));
     const wanted = Math.min(last - root, rng.between(3, 10));
-    let children = 0;
-    for (let p = root + 1; p <= last && children < wanted; p++) {
-      if (rng.float() * (last - p + 1) < wanted - children) {
-        plan.parent[p] = root;
+    const children: number[] = [];
+    for (let p = root + 1; p <= last && children.length < wanted; p++) {
+      if (rng.float() * (last - p + 1) < wanted - children.length) {
+        plan.parent[p] = children.length % 3 === 2 ? children[0] : root;
         plan.theme[p] = plan.theme[root];
-        children++;
+        plan.programRoot[p] = root;
+        children.push(p);
       }
     }
+    plan.programRoot[root] = root;
     const country = countryName(FIELD_PLACES[plan.place[root]].country);
     plan.programs.push({ id: root, title: `${rng.pick(THEMES[plan.theme[root]].programs)} ${country}` });
   }

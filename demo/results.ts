@@ -38,8 +38,10 @@ export function* results(ctx: DemoContext): Generator<Row> {
   for (const { id, parent: project, index } of resultTree(ctx)) {
     const theme = THEMES[ctx.plan.theme[project]];
     const words = wordsOf(project);
-    // Consecutive titles of the theme from a random start: a project's results differ.
-    const title = theme.results[(Math.floor(firstTitle(project) * theme.results.length) + index) % theme.results.length];
+    // Consecutive titles of the theme from a random start: a project's results differ. The
+    // projects of a program share their root's start, so that their frameworks line up.
+    const start = firstTitle(ctx.plan.programRoot[project] || project);
+    const title = theme.results[(Math.floor(start * theme.results.length) + index) % theme.results.length];
     yield {
       id,
       project,

@@ -9,7 +9,10 @@ import { facts, ids, type DemoContext } from './context.ts';
 import { streamSeed, Weighted } from './random.ts';
 import { split, type Child } from './split.ts';
 import { THEMES } from './themes.ts';
-import { officeMoment, TODAY } from './calendar.ts';
+import { dayOf, officeMoment, TODAY, yearOf } from './calendar.ts';
+
+/** Keys of program frameworks' facts, apart from any record id. */
+const PROGRAM_KEYS = 1e8;
 
 export type ResultNode = Child<number>;
 export type IndicatorNode = Child<ResultNode>;
@@ -21,7 +24,12 @@ export function resultTree(ctx: DemoContext): Generator<ResultNode> {
     parents: () => ids(ctx.plan.projects),
     total: ctx.sizes.result,
     seed: streamSeed(ctx.seed, 'split:result'),
-    weight: (_, rng) => (rng.chance(0.12) ? 0 : rng.between(1, 5)),
+    // Project 1 is the README's example: it always has results to report on (the draws stay
+    // the same, so the other projects keep theirs).
+    weight: (project, rng) => {
+      const drawn = rng.chance(0.12) ? 0 : rng.between(1, 5);
+      return project === 1 ? 5 : drawn;
+    },
     memo: ctx.memo,
     memoKey: 'result',
   });
@@ -119,11 +127,16 @@ export function indicatorKinds(ctx: DemoContext): (indicator: IndicatorNode) => 
   let kind: IndicatorKind | undefined;
   return (indicator) => {
     if (indicator === last && kind !== undefined) return kind;
-    const theme = THEMES[ctx.plan.theme[indicator.parent.parent]];
-    const isQualitative = qualitative(indicator.id) < 0.12;
+    const project = indicator.parent.parent;
+    const theme = THEMES[ctx.plan.theme[project]];
+    // In a program, an indicator is drawn by its place in the framework, not its id: the
+    // projects of a program measure the same things, and their periods add up (spec/reports.md).
+    const root = ctx.plan.programRoot[project];
+    const resultKey = root ? PROGRAM_KEYS + root * 64 + indicator.parent.index : indicator.parent.id;
+    const isQualitative = qualitative(root ? resultKey * 64 + indicator.index : indicator.id) < 0.12;
     const titles = isQualitative ? QUALITATIVE_INDICATORS : theme.indicators;
     // Consecutive titles from a start drawn per result, so the indicators of a result differ.
-    const index = (Math.floor(title(indicator.parent.id) * titles.length) + indicator.index) % titles.length;
+    const index = (Math.floor(title(resultKey) * titles.length) + indicator.index) % titles.length;
     last = indicator;
     kind = {
       qualitative: isQualitative,
@@ -136,13 +149,21 @@ export function indicatorKinds(ctx: DemoContext): (indicator: IndicatorNode) => 
   };
 }
 
-/** A period's first and last day: the project's planned time cut in equal parts; null for a few. */
+/**
+ * A period's first and last day: the project's planned time cut in equal parts; null for a few.
+ * In a program, calendar years from the root's start: the periods of its projects match by date.
+ */
 export function periodDates(ctx: DemoContext): (period: PeriodNode) => [number, number] | null {
   const undated = facts(ctx, 'indicator_period:undated');
   const { plan } = ctx;
   return (period) => {
-    if (undated(period.id) < 0.03) return null;
     const project = projectOfPeriod(period);
+    const root = plan.programRoot[project];
+    if (root) {
+      const year = yearOf(plan.start[root]) + period.index;
+      return [dayOf(year, 1, 1), dayOf(year, 12, 31)];
+    }
+    if (undated(period.id) < 0.03) return null;
     const start = plan.start[project];
     const length = Math.floor((plan.end[project] - start + 1) / period.siblings);
     if (length < 1) return [start, plan.end[project]];

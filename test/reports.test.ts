@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { EXPORT_HEADERS } from '../src/reports/excel/organisation-export.ts';
+import { PROGRAM_HEADERS } from '../src/reports/excel/program-table.ts';
 import { RESULT_HEADERS } from '../src/reports/excel/results-table.ts';
 import { UPDATE_HEADERS } from '../src/reports/excel/updates-table.ts';
 import { reportFilename, todayIn } from '../src/reports/params.ts';
@@ -32,12 +35,18 @@ function reportDataset(): DatasetSource[] {
     records('project', [
       { id: 1, title: 'Water for Kisumu', subtitle: 'Wells', is_public: true, publishing_status: 'published', date_start_planned: '2024-01-01', date_end_planned: '2025-12-31', date_start_actual: '2024-01-15' },
       { id: 2, title: 'Private', is_public: false, publishing_status: 'published' },
+      // Program 1 (root project 1): project 3 contributes, and project 4 through it; private 5 is nobody's to count.
+      { id: 3, title: 'Вода для Кисуму', subtitle: 'Pumps & pipes <"new">', is_public: true, publishing_status: 'published', parent: 1 },
+      { id: 4, title: 'Wells in Siaya', is_public: true, publishing_status: 'published', parent: 3 },
+      { id: 5, title: 'Hidden wells', is_public: false, publishing_status: 'published', parent: 1 },
     ]),
+    records('project_location', [{ id: 1, project: 1, name: 'Kisumu', country: 'KE' }, { id: 2, project: 3, name: 'አዲስ አበባ', country: 'ET' }, { id: 3, project: 3, name: 'Dire Dawa', country: 'ET' }]),
     records('user', [{ id: 1, email: 'reporter@example.org', first_name: 'Rita', last_name: 'Reporter' }, { id: 2, email: 'ann@example.org', first_name: 'Ann', last_name: 'Updater' }]),
     records('employment', [{ id: 1, user: 1, organisation: 1, group: 'Users', is_approved: true }]),
     records('partnership', [
       { id: 1, project: 1, organisation: 1, iati_organisation_role: 101 }, { id: 2, project: 2, organisation: 2, iati_organisation_role: 101 },
       { id: 3, project: 1, organisation: 1, iati_organisation_role: 4 }, { id: 4, project: 1, organisation: 2, iati_organisation_role: 1 },
+      { id: 5, project: 3, organisation: 1, iati_organisation_role: 4 }, { id: 6, project: 5, organisation: 1, iati_organisation_role: 4 },
     ]),
     records('budget_item', [
       { id: 1, project: 1, other_extra: 'Wells', amount: 12500, currency: 'EUR', period_start: '2024-01-01', period_end: '2024-12-31' },
@@ -48,23 +57,31 @@ function reportDataset(): DatasetSource[] {
       { id: 1, project: 1, title: 'Clean water', type: '1', order: 2 },
       { id: 2, project: 1, title: 'Healthier families', type: '2', order: 1 },
       { id: 3, project: 1, title: 'No indicators', type: '1', order: null },
+      { id: 4, project: 3, title: 'Clean water', type: '1' }, { id: 5, project: 4, title: 'Clean water', type: '1' }, { id: 6, project: 5, title: 'Clean water', type: '1' },
     ]),
     records('indicator', [
       { id: 1, result: 1, title: 'Wells dug', baseline_year: 2020, baseline_value: 2, measure: '1' },
       { id: 2, result: 1, title: 'No periods' },
       { id: 3, result: 2, title: 'Diarrhoea cases', measure: '2' },
+      { id: 4, result: 4, title: 'Wells dug', measure: '1' }, { id: 5, result: 5, title: 'Wells dug', measure: '1' }, { id: 6, result: 6, title: 'Wells dug', measure: '1' },
     ]),
     records('indicator_period', [
       { id: 1, indicator: 1, period_start: '2024-01-01', period_end: '2024-06-30', target_value: '10', actual_value: '1' },
       { id: 2, indicator: 1, period_start: '2024-07-01', period_end: '2024-12-31', target_value: '10', actual_value: '4', actual_comment: 'On track' },
       { id: 3, indicator: 1, period_start: '1990-01-01', period_end: '1990-12-31', target_value: '' },
       { id: 4, indicator: 3, period_start: '2024-01-01', period_end: '2024-12-31', target_value: '50' },
+      // The root's first period's dates: these count toward it. Other dates do not.
+      { id: 5, indicator: 4, period_start: '2024-01-01', period_end: '2024-06-30', target_value: '5', actual_value: '2' },
+      { id: 6, indicator: 4, period_start: '2024-07-01', period_end: '2024-09-30', target_value: '5', actual_value: '9' },
+      { id: 7, indicator: 5, period_start: '2024-01-01', period_end: '2024-06-30', target_value: '1' },
+      { id: 8, indicator: 6, period_start: '2024-01-01', period_end: '2024-06-30', actual_value: '100' },
     ]),
     records('indicator_period_data', [
       { id: 1, period: 1, user: 2, value: 3, status: 'A' },
       { id: 2, period: 1, user: 2, value: 4.5, status: 'A' },
       { id: 3, period: 1, user: 2, value: 100, status: 'P' },
       { id: 4, period: 4, user: 2, value: 20, status: 'A' },
+      { id: 5, period: 7, user: 2, value: 0.5, status: 'A' },
     ]),
     records('program', [{ id: 1, title: 'Open programme' }, { id: 2, title: 'Closed programme' }]),
     records('indicator_dimension_name', [{ id: 1, project: 1, name: 'Gender' }]),
@@ -78,6 +95,25 @@ function reportDataset(): DatasetSource[] {
     records('disaggregation_target', [{ id: 1, period: 1, dimension_value: 1, value: 6 }, { id: 2, period: 1, dimension_value: 2, value: 4 }]),
   ];
 }
+
+/** The text of a PDF, page by page, read back by pdf.js. */
+async function pdfPages(bytes: Buffer): Promise<string[]> {
+  const document = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: false }).promise;
+  const pages: string[] = [];
+  for (let number = 1; number <= document.numPages; number += 1) {
+    const content = await (await document.getPage(number)).getTextContent();
+    pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : ' ') : '')).join('').replace(/ +\n/g, '\n'));
+  }
+  await document.destroy();
+  return pages;
+}
+
+/** Text without its white space: what a PDF or page says, in order, whatever its line breaks and word gaps. */
+const squash = (text: string) => text.replace(/\s+/g, '');
+const says = (text: string, expected: string) => assert.ok(squash(text).includes(squash(expected)), `${JSON.stringify(expected)} in ${JSON.stringify(text)}`);
+
+/** The visible text of an HTML page, cells and blocks as lines. */
+const htmlText = (html: string) => html.replace(/<style>[^<]*<\/style>/, '').replace(/<\/(td|th|h\d|p|li|tr)>/g, '\n').replace(/<[^>]+>/g, ' ').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/[ \t]+/g, ' ').replace(/ ?\n ?/g, '\n');
 
 async function workbook(text: Buffer): Promise<ExcelJS.Workbook> {
   const book = new ExcelJS.Workbook();
@@ -102,8 +138,13 @@ for (const store of testStores()) {
     before(async () => {
       key = await createToken(server.engine, 'reporter@example.org');
     });
-    const download = async (path: string, signedIn = true) => {
-      const answer = await fetch(`${server.base}${path}`, { headers: signedIn ? { authorization: `Token ${key}` } : {} });
+    /** Ann works for no organisation: she sees public projects only. */
+    let outsiderKey = '';
+    before(async () => {
+      outsiderKey = await createToken(server.engine, 'ann@example.org');
+    });
+    const download = async (path: string, as: string | false = key) => {
+      const answer = await fetch(`${server.base}${path}`, { headers: as ? { authorization: `Token ${as}` } : {} });
       return { status: answer.status, headers: answer.headers, body: Buffer.from(await answer.arrayBuffer()) };
     };
 
@@ -179,6 +220,131 @@ for (const store of testStores()) {
       assert.deepEqual(ranged.slice(ranged.indexOf('Summary of results') + 2, ranged.indexOf('Summary of results') + 5), ['Diarrhoea cases: no target', 'Wells dug: 40.0 % (low)', 'No periods: no target']);
     });
 
+    test('the results framework PDF: title block, partners, places in any script, periods with progress, disaggregations, comments on request', async () => {
+      const answer = await download('/py-reports/project/1/results-indicators-overview/?format=pdf&download=true&period_start={period_start}&period_end={period_end}&comment=true');
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('content-type'), 'application/pdf');
+      assert.equal(answer.headers.get('content-disposition'), `attachment; filename="${reportFilename(todayIn('Europe/Stockholm'), 1, 'results-indicators-overview', 'pdf')}"`);
+      const pages = await pdfPages(answer.body);
+      assert.ok(pages.length >= 1 && pages.length <= 3, String(pages.length));
+      const text = pages.join('\n');
+      for (const line of [
+        'Water for Kisumu\nWells\n', 'Project #1\nPlanned 2024-01-01 – 2025-12-31\nActual 2024-01-15 – …\n', 'Other funding\nPartner implementing, reporting\n', 'Kisumu Kenya\n',
+        'Healthier families\nOutcome\nDiarrhoea cases\nMeasure: Percentage. Baseline: none.\n', '2024-01-01 – 2024-12-31 50 20.00 40.0 %',
+        'Wells dug\nMeasure: Unit. Baseline: 2 (2020).\n', 'Period Target Actual Progress Target comment Actual comment\n',
+        '2024-01-01 – 2024-06-30 10 7.50 75.0 %', 'Gender: Women 6\n', 'Gender: Men 4\n', '2024-07-01 – 2024-12-31 10 4 40.0 % On track\n',
+        'No periods\nMeasure: Unit. Baseline: none.\nNo periods in the range shown.\n', `rsr-api report ${todayIn('Europe/Stockholm')} Page 1 of ${pages.length}`,
+      ]) says(text, line);
+      const plain = (await pdfPages((await download('/py-reports/project/1/results-indicators-overview/?format=pdf&period_start=2024-07-01&comment=no')).body)).join('\n');
+      says(plain, 'Period Target Actual Progress 2024-07-01 – 2024-12-31 10 4 40.0 %');
+      assert.ok(!plain.includes('Target comment') && !plain.includes('On track') && !plain.includes('2024-01-01 – 2024-06-30'), plain);
+    });
+
+    test('show-html=1 previews a PDF report as a page with the same values', async () => {
+      const answer = await download('/py-reports/project/1/results-indicators-overview/?format=pdf&show-html=1&comment=true');
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('content-type'), 'text/html; charset=utf-8');
+      assert.equal(answer.headers.get('content-disposition'), null);
+      const text = htmlText(answer.body.toString());
+      for (const line of ['Water for Kisumu\nWells\n', '2024-01-01 – 2024-06-30\n10\n7.50\n75.0 %\n\n\n', 'Gender: Women\n6\n', '2024-07-01 – 2024-12-31\n10\n4\n40.0 %\n\nOn track\n']) {
+        assert.ok(text.includes(line), `${JSON.stringify(line)} in ${JSON.stringify(text)}`);
+      }
+      assert.ok(answer.body.toString().includes('<span class="medium" style="width:75%"></span>'));
+    });
+
+    test('the projects overview, PDF and Excel: statistics, funding per currency, status, years, countries and the projects the caller may see', async () => {
+      const pdf = await download('/py-reports/organisation/1/org-projects-overview/?format=pdf');
+      assert.equal(pdf.status, 200);
+      assert.equal(pdf.headers.get('content-disposition'), `attachment; filename="${reportFilename(todayIn('Europe/Stockholm'), 1, 'org-projects-overview', 'pdf')}"`);
+      const text = (await pdfPages(pdf.body)).join('\n');
+      for (const line of [
+        'Partner\nPartner Organisation\n', 'Projects (as a partner) 3\nPublished projects 3\nUnpublished projects 0\nUpdates of published projects 4\nUsers 1\n',
+        'EUR 13,000.50\nUSD 1,000.00\n', 'Planned (not started) 2\nActive (started, not ended) 1\nCompleted (ended) 0\n', '2024 1\nnot set 2\n',
+        'Ethiopia 1 0\nKenya 1 4\n', 'Ethiopia Вода для Кисуму Pumps & pipes <"new"> 3 planned 0.00 EUR 0\n',
+        'Kenya Water for Kisumu Wells 1 active EUR 13,000.50; USD 1,000.00 EUR, USD 2024-01-01 2025-12-31 4\n', 'Hidden wells 5 planned 0.00 EUR 0\n',
+      ]) says(text, line);
+      const book = await workbook((await download('/py-reports/organisation/1/org-projects-overview/?format=excel')).body);
+      assert.deepEqual(book.worksheets.map((sheet) => sheet.name), ['Overview']);
+      const sheet = book.getWorksheet('Overview')!;
+      const all = rows(sheet, 1, 10);
+      const at = (first: unknown) => all.findIndex((row) => row[0] === first);
+      assert.deepEqual(all.slice(at('Statistic'), at('Statistic') + 6).map((row) => row.slice(0, 2)), [['Statistic', 'Count'], ['Projects (as a partner)', 3], ['Published projects', 3], ['Unpublished projects', 0], ['Updates of published projects', 4], ['Users', 1]]);
+      assert.equal(sheet.getRow(at('Statistic') + 1).font?.bold, true);
+      assert.deepEqual(all.slice(at('Currency') + 1, at('Currency') + 3).map((row) => row.slice(0, 2)), [['EUR', 13000.5], ['USD', 1000]]);
+      assert.deepEqual(all.slice(at('Countries') + 1, at('Countries') + 4), [
+        ['Ethiopia', 'Вода для Кисуму', 'Pumps & pipes <"new">', 3, 'planned', 0, 'EUR', null, null, 0],
+        ['Kenya', 'Water for Kisumu', 'Wells', 1, 'active', 'EUR 13,000.50; USD 1,000.00', 'EUR, USD', '2024-01-01', '2025-12-31', 4],
+        [null, 'Hidden wells', null, 5, 'planned', 0, 'EUR', null, null, 0],
+      ]);
+      // Someone who works for no partner sees neither the private project nor what it would add.
+      const outsider = (await pdfPages((await download('/py-reports/organisation/1/org-projects-overview/?format=pdf', outsiderKey)).body)).join('\n');
+      says(outsider, 'Projects (as a partner) 2\nPublished projects 2\n');
+      assert.ok(!outsider.includes('Hidden'), outsider);
+    });
+
+    test('data quality, PDF and Excel: the four lists of published projects, by country then id', async () => {
+      const text = (await pdfPages((await download('/py-reports/organisation/1/data-quality-overview/?format=pdf')).body)).join('\n');
+      for (const line of [
+        'Data quality report for Partner\n', 'Planned end date passed, not ended 1\nNo update in the last 3 months 3\nNeeding funding (budget zero or none) 2\nNo location 1\n',
+        'Planned end date passed, not ended (1)\nId Title Planned start Planned end Country\n1 Water for Kisumu 2024-01-01 2025-12-31 Kenya\n',
+        'No update in the last 3 months (3)\nId Title Planned start Planned end Country\n3 Вода для Кисуму Ethiopia\n1 Water for Kisumu 2024-01-01 2025-12-31 Kenya\n5 Hidden wells\n',
+        'Needing funding (budget zero or none) (2)\nId Title Planned start Planned end Country\n3 Вода для Кисуму Ethiopia\n5 Hidden wells\n', 'No location (1)\nId Title Planned start Planned end Country\n5 Hidden wells\n',
+      ]) says(text, line);
+      const book = await workbook((await download('/py-reports/organisation/1/data-quality-overview/?format=excel')).body);
+      assert.deepEqual(book.worksheets.map((sheet) => sheet.name), ['Summary', 'Ended late', 'No recent updates', 'Needing funding', 'No location']);
+      assert.deepEqual(rows(book.getWorksheet('Summary')!, 1, 2), [['Data quality report for Partner', null], [`3 published projects, ${todayIn('Europe/Stockholm')}`, null], ['Check', 'Projects'], ['Planned end date passed, not ended', 1], ['No update in the last 3 months', 3], ['Needing funding (budget zero or none)', 2], ['No location', 1]]);
+      assert.deepEqual(rows(book.getWorksheet('Needing funding')!, 1, 5), [['Needing funding (budget zero or none) (2)', null, null, null, null], ['Id', 'Title', 'Planned start', 'Planned end', 'Country'], [3, 'Вода для Кисуму', null, null, 'Ethiopia'], [5, 'Hidden wells', null, null, null]]);
+    });
+
+    test('the organisation export streams one row per period of every project, in project, result, indicator and period order', async () => {
+      const answer = await download('/py-reports/organisation/1/results-indicators-table/?format=excel');
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('content-type'), XLSX);
+      assert.equal(answer.headers.get('content-disposition'), `attachment; filename="${reportFilename(todayIn('Europe/Stockholm'), 1, 'results-indicators-table', 'xlsx')}"`);
+      assert.equal(answer.headers.get('etag'), null);
+      const sheet = (await workbook(answer.body)).getWorksheet('ProjectList')!;
+      assert.equal(sheet.getCell('A1').value, 'Organisation results and indicators');
+      assert.deepEqual(rows(sheet, 3, EXPORT_HEADERS.length)[0], EXPORT_HEADERS);
+      const kisumu = ['Water for Kisumu', 'Wells', '2024-01-01', '2025-12-31'];
+      const cyrillic = ['Вода для Кисуму', 'Pumps & pipes <"new">', null, null];
+      assert.deepEqual(rows(sheet, 4, EXPORT_HEADERS.length), [
+        [...kisumu, 'Healthier families', 'Outcome', 'Diarrhoea cases', 'Percentage', null, null, null, '2024-01-01', '2024-12-31', 50, 20, null, 'Kenya', 1, 2, 3, 4],
+        [...kisumu, 'Clean water', 'Output', 'Wells dug', 'Unit', null, 2020, 2, '1990-01-01', '1990-12-31', null, null, null, 'Kenya', 1, 1, 1, 3],
+        [...kisumu, 'Clean water', 'Output', 'Wells dug', 'Unit', null, 2020, 2, '2024-01-01', '2024-06-30', 10, 7.5, null, 'Kenya', 1, 1, 1, 1],
+        [...kisumu, 'Clean water', 'Output', 'Wells dug', 'Unit', null, 2020, 2, '2024-07-01', '2024-12-31', 10, 4, 'On track', 'Kenya', 1, 1, 1, 2],
+        [...cyrillic, 'Clean water', 'Output', 'Wells dug', 'Unit', null, null, null, '2024-01-01', '2024-06-30', 5, 2, null, 'Ethiopia', 3, 4, 4, 5],
+        [...cyrillic, 'Clean water', 'Output', 'Wells dug', 'Unit', null, null, null, '2024-07-01', '2024-09-30', 5, 9, null, 'Ethiopia', 3, 4, 4, 6],
+        ['Hidden wells', null, null, null, 'Clean water', 'Output', 'Wells dug', 'Unit', null, null, null, '2024-01-01', '2024-06-30', null, 100, null, null, 5, 6, 6, 8],
+      ]);
+    });
+
+    test('the program overview adds up the root and every project below it that the caller may see, for periods with the same dates', async () => {
+      const pdf = await download('/py-reports/program/1/program-overview/?format=pdf&period_start=2024-01-01', outsiderKey);
+      assert.equal(pdf.status, 200);
+      assert.equal(pdf.headers.get('content-disposition'), `attachment; filename="${reportFilename(todayIn('Europe/Stockholm'), 1, 'program-overview', 'pdf')}"`);
+      const text = (await pdfPages(pdf.body)).join('\n');
+      for (const line of [
+        'Open programme\n', '2024-01-01 – 2024-06-30: target 10, aggregated actual 10.00\nLevel Project Countries Actual Share\n0 Water for Kisumu Kenya 7.50\n75.0 %\n1 Вода для Кисуму Ethiopia 2\n20.0 %\n2 Wells in Siaya 0.50\n5.0 %\n',
+        '2024-07-01 – 2024-12-31: target 10, aggregated actual 4.00\nLevel Project Countries Actual Share\n0 Water for Kisumu Kenya 4\n100.0 %\n',
+      ]) says(text, line);
+      assert.ok(!text.includes('1990'), 'the period filter applies');
+      // A partner of the private contributor sees it, and its 100 counts.
+      const partner = (await pdfPages((await download('/py-reports/program/1/program-overview/?format=pdf')).body)).join('\n');
+      says(partner, 'aggregated actual 110.00');
+      says(partner, 'Hidden wells 100\n90.9 %\n');
+      const book = await workbook((await download('/py-reports/program/1/program-overview-table/?format=excel&period_start={period_start}', outsiderKey)).body);
+      assert.deepEqual(book.worksheets.map((sheet) => sheet.name), ['Output', 'Outcome']);
+      assert.deepEqual(rows(book.getWorksheet('Output')!, 1, PROGRAM_HEADERS.length), [
+        PROGRAM_HEADERS,
+        ['Clean water', 'Wells dug', '1990-01-01 - 1990-12-31', 0, 'Water for Kisumu', 'Kenya', null, null, null, null],
+        ['Clean water', 'Wells dug', '2024-01-01 - 2024-06-30', 0, 'Water for Kisumu', 'Kenya', 10, 10, 7.5, 75],
+        ['Clean water', 'Wells dug', '2024-01-01 - 2024-06-30', 1, 'Вода для Кисуму', 'Ethiopia', 10, 10, 2, 20],
+        ['Clean water', 'Wells dug', '2024-01-01 - 2024-06-30', 2, 'Wells in Siaya', null, 10, 10, 0.5, 5],
+        ['Clean water', 'Wells dug', '2024-07-01 - 2024-12-31', 0, 'Water for Kisumu', 'Kenya', 10, 4, 4, 100],
+      ]);
+      assert.deepEqual(rows(book.getWorksheet('Outcome')!, 2, PROGRAM_HEADERS.length), [['Healthier families', 'Diarrhoea cases', '2024-01-01 - 2024-12-31', 0, 'Water for Kisumu', 'Kenya', 50, 20, 20, 100]]);
+    });
+
     test('a program is seen where its root project is: by the partner for project 1, by nobody outside for private project 2', async () => {
       const found = await callerForKey(server.engine, key);
       assert.ok('caller' in found);
@@ -189,11 +355,14 @@ for (const store of testStores()) {
     test('anonymous 401, a project the caller may not see or that does not exist 404, a format the report lacks 400', async () => {
       const path = '/py-reports/project/1/updates-table/?format=excel';
       const anonymous = await download(path, false);
+      for (const other of ['/py-reports/organisation/1/org-projects-overview/?format=pdf', '/py-reports/program/1/program-overview/?format=pdf']) assert.equal((await download(other, false)).status, 401, other);
       assert.deepEqual([anonymous.status, JSON.parse(anonymous.body.toString())], [401, { detail: 'Authentication credentials were not provided.' }]);
-      for (const id of [2, 999, 99999999999]) {
-        const hidden = await download(`/py-reports/project/${id}/updates-table/?format=excel`);
-        assert.deepEqual([hidden.status, JSON.parse(hidden.body.toString())], [404, { detail: 'Not found.' }], String(id));
+      for (const path of ['/project/2/updates-table/', '/project/999/updates-table/', '/project/99999999999/updates-table/', '/organisation/999/org-projects-overview/', '/program/2/program-overview/', '/program/3/program-overview/']) {
+        const hidden = await download(`/py-reports${path}?format=${path.includes('program') || path.includes('overview') ? 'pdf' : 'excel'}`);
+        assert.deepEqual([hidden.status, JSON.parse(hidden.body.toString())], [404, { detail: 'Not found.' }], path);
       }
+      const excelOnly = await download('/py-reports/program/1/program-overview/?format=excel');
+      assert.deepEqual([excelOnly.status, JSON.parse(excelOnly.body.toString())], [400, { format: ['"excel" is not a valid choice.'] }]);
       for (const [query, message] of [['format=pdf', '"pdf" is not a valid choice.'], ['format=', '"" is not a valid choice.'], ['download=true', 'This field is required.']]) {
         const refused = await download(`/py-reports/project/1/updates-table/?${query}`);
         assert.deepEqual([refused.status, JSON.parse(refused.body.toString())], [400, { format: [message] }], query);

@@ -5,10 +5,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { lastValue } from '../query/params.ts';
-import { MEDIA_TYPES, REPORT_DOWNLOADS, type ReportDownload, type ReportFormat } from '../reports/catalogue.ts';
+import { formatsOf, MEDIA_TYPES, produce, REPORT_DOWNLOADS, type ReportDownload, type ReportFormat } from '../reports/catalogue.ts';
 import { dateRange, downloadCookie, reportBoolean, reportFilename, todayIn } from '../reports/params.ts';
 import { badReportFormat, notFound, reportNeedsSignIn } from './errors.ts';
-import { representFile, send } from './respond.ts';
+import { representFile, send, sendStream } from './respond.ts';
 import { queryPairs } from './url.ts';
 
 const MAX_ID = 2 ** 31 - 1;
@@ -24,8 +24,7 @@ async function download(request: FastifyRequest<{ Params: { id: string } }>, rep
   if (request.caller.userId === null && !request.caller.isAdmin) throw reportNeedsSignIn();
   const pairs = queryPairs(request);
   const format = lastValue(pairs, 'format');
-  const make = format !== undefined && Object.hasOwn(report.formats, format) ? report.formats[format as ReportFormat] : undefined;
-  if (!make) throw badReportFormat(format);
+  if (format === undefined || !formatsOf(report).includes(format as ReportFormat)) throw badReportFormat(format);
   if (!/^[0-9]+$/.test(request.params.id) || Number(request.params.id) > MAX_ID) throw notFound();
   const id = Number(request.params.id);
   const { reader, timeZone } = request.server.services;
@@ -35,10 +34,17 @@ async function download(request: FastifyRequest<{ Params: { id: string } }>, rep
   if (!target) throw notFound();
   const today = todayIn(timeZone);
   const range = dateRange(lastValue(pairs, report.dates[0]), lastValue(pairs, report.dates[1]), today);
-  const body = await make(target, { lookup, caller: request.caller, timeZone, today, range, comments: reportBoolean(lastValue(pairs, 'comment')) });
+  // A client that goes away stops a long report (the organisation export reads batch by batch).
+  const abandoned = new AbortController();
+  reply.raw.once('close', () => abandoned.abort());
+  const context = { lookup, caller: request.caller, timeZone, today, range, comments: reportBoolean(lastValue(pairs, 'comment')), signal: abandoned.signal };
+  const preview = format === 'pdf' && reportBoolean(lastValue(pairs, 'show-html'));
+  const { body, type } = await produce(report, format as ReportFormat, target, context, preview);
   const cookie = downloadCookie(lastValue(pairs, 'did'));
-  const { type, extension } = MEDIA_TYPES[format as ReportFormat];
-  return send(request, reply, representFile(reply, body, type, reportFilename(today, id, report.path, extension), cookie ? { 'set-cookie': cookie } : {}));
+  const headers: Record<string, string> = { 'content-type': type, ...(cookie ? { 'set-cookie': cookie } : {}) };
+  if (!preview) headers['content-disposition'] = `attachment; filename="${reportFilename(today, id, report.path, MEDIA_TYPES[format as ReportFormat].extension)}"`;
+  if (Buffer.isBuffer(body)) return send(request, reply, representFile(reply, body, headers));
+  return sendStream(reply, body, headers);
 }
 
 export function registerReports(app: FastifyInstance): void {

@@ -5,6 +5,7 @@
  * header one of them carries, all of them carry.
  */
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -70,9 +71,17 @@ export function represent(reply: FastifyReply, format: Format, value: Record<str
   return representation(reply.statusCode, headers, Buffer.from(text));
 }
 
-/** A file to download (a report): its media type, its name, and any further headers (a cookie). */
-export function representFile(reply: FastifyReply, body: Buffer, type: string, filename: string, extra: Record<string, string> = {}): Representation {
-  return representation(reply.statusCode, { 'content-type': type, 'content-disposition': `attachment; filename="${filename}"`, ...extra }, body);
+/** A file (a report): its bytes and headers (content type, disposition, a cookie). */
+export function representFile(reply: FastifyReply, body: Buffer, headers: Record<string, string>): Representation {
+  return representation(reply.statusCode, headers, body);
+}
+
+/**
+ * A file too large to hold, sent as it is made: no ETag (its bytes are not known before they
+ * are sent) and no compression (the formats streamed are zip files already).
+ */
+export function sendStream(reply: FastifyReply, body: Readable, headers: Record<string, string>): FastifyReply {
+  return reply.code(200).headers({ ...headers, vary: 'Accept' }).send(body);
 }
 
 /** A JSON answer not described by a route schema (the API root, OPTIONS). */

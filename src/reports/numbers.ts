@@ -15,3 +15,15 @@ export function centsText(cents: bigint, thousands = false): string {
   const whole = String(magnitude / 100n);
   return `${sign}${thousands ? whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : whole}.${String(magnitude % 100n).padStart(2, '0')}`;
 }
+
+/** `85.5 %`; empty where there is no percentage. */
+export const percentText = (value: number | null): string => (value === null ? '' : `${value.toFixed(1)} %`);
+
+/** `2024-01-01 – 2024-12-31`; a missing date is `…`, and none at all `not set`. */
+export const periodText = (start: string | null, end: string | null): string => (start === null && end === null ? 'not set' : `${start ?? '…'} – ${end ?? '…'}`);
+
+/** A decimal amount with thousands separators and two places (PDF and Word money). */
+export const moneyText = (value: number | string | null): string => centsText(toCents(value), true);
+
+/** `2024-01-01 - 2024-12-31` as the Excel tables write a reporting period (a missing date empty). */
+export const reportingPeriod = (start: string | null, end: string | null): string => `${start ?? ''} - ${end ?? ''}`;

@@ -39,6 +39,7 @@ export interface IndicatorLine {
   description: string;
   quantitative: boolean;
   measure: string;
+  ascending: boolean | null;
   baselineYear: number | null;
   baselineValue: string | null;
   periods: PeriodLine[];
@@ -70,8 +71,14 @@ export function progress(actual: string, target: string): number | null {
 const byStart = (a: Row, b: Row) => compareDates(a.period_start, b.period_start) || a.id - b.id;
 
 export async function projectResults(project: Row, context: ReportContext): Promise<ProjectResults> {
+  return (await projectsResults([project], context))[0];
+}
+
+/** The results of several projects, read together (a few queries for the whole batch). */
+export async function projectsResults(projects: readonly Row[], context: ReportContext): Promise<ProjectResults[]> {
   const { lookup } = context;
-  const results = (await lookup.byColumn('result', 'project', [project.id])).sort(byOrder);
+  const projectIds = projects.map((project) => project.id);
+  const results = (await lookup.byColumn('result', 'project', projectIds)).sort(byOrder);
   const indicators = (await lookup.byColumn('indicator', 'result', results.map((result) => result.id))).sort(byOrder);
   const periods = (await lookup.byColumn('indicator_period', 'indicator', indicators.map((indicator) => indicator.id)))
     .filter((period) => within(context.range, period.period_start, period.period_end))
@@ -80,14 +87,16 @@ export async function projectResults(project: Row, context: ReportContext): Prom
   const [updates, targets, names] = await Promise.all([
     lookup.byColumn('indicator_period_data', 'period', periodIds),
     lookup.byColumn('disaggregation_target', 'period', periodIds),
-    lookup.byColumn('indicator_dimension_name', 'project', [project.id]),
+    lookup.byColumn('indicator_dimension_name', 'project', projectIds),
   ]);
   const values = await lookup.byColumn('indicator_dimension_value', 'name', names.map((name) => name.id));
-  const nameOf = new Map(names.map((name) => [name.id, name.name as string]));
+  const nameOf = new Map(names.map((name) => [name.id, name]));
   const approvedOf = groupBy(updates.filter((update) => update.status === 'A').sort((a, b) => a.id - b.id), 'period');
   const targetsOf = groupBy(targets, 'period');
   const periodsOf = groupBy(periods, 'indicator');
   const indicatorsOf = groupBy(indicators, 'result');
+  const resultsOf = groupBy(results, 'project');
+  const valuesOf = groupBy(values.map((value) => ({ value, project: nameOf.get(value.name)?.project })), 'project');
 
   const periodLine = (period: Row): PeriodLine => {
     const approved = approvedOf.get(period.id) ?? [];
@@ -106,27 +115,29 @@ export async function projectResults(project: Row, context: ReportContext): Prom
       targets: new Map((targetsOf.get(period.id) ?? []).filter((target) => target.dimension_value !== null).map((target) => [target.dimension_value, target.value === null ? '' : String(target.value)])),
     };
   };
+  const indicatorLine = (indicator: Row): IndicatorLine => ({
+    id: indicator.id,
+    title: indicator.title,
+    description: indicator.description,
+    quantitative: indicator.type !== 2,
+    measure: indicator.measure === '2' ? 'Percentage' : 'Unit',
+    ascending: indicator.ascending,
+    baselineYear: indicator.baseline_year,
+    baselineValue: indicator.baseline_value === null ? null : String(indicator.baseline_value),
+    periods: (periodsOf.get(indicator.id) ?? []).map(periodLine),
+  });
 
-  return {
+  return projects.map((project) => ({
     project,
-    results: results.map((result) => ({
+    results: (resultsOf.get(project.id) ?? []).map((result) => ({
       id: result.id,
       title: result.title,
       description: result.description,
       type: RESULT_TYPES[result.type] ?? 'Other',
-      indicators: (indicatorsOf.get(result.id) ?? []).map((indicator) => ({
-        id: indicator.id,
-        title: indicator.title,
-        description: indicator.description,
-        quantitative: indicator.type !== 2,
-        measure: indicator.measure === '2' ? 'Percentage' : 'Unit',
-        baselineYear: indicator.baseline_year,
-        baselineValue: indicator.baseline_value === null ? null : String(indicator.baseline_value),
-        periods: (periodsOf.get(indicator.id) ?? []).map(periodLine),
-      })),
+      indicators: (indicatorsOf.get(result.id) ?? []).map(indicatorLine),
     })),
-    disaggregations: values
-      .map((value) => ({ id: value.id as number, dimension: nameOf.get(value.name) ?? '', value: value.value as string }))
+    disaggregations: (valuesOf.get(project.id) ?? [])
+      .map(({ value }) => ({ id: value.id as number, dimension: nameOf.get(value.name)?.name ?? '', value: value.value as string }))
       .sort((a, b) => compareText(a.dimension, b.dimension) || a.id - b.id),
-  };
+  }));
 }

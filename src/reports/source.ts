@@ -12,6 +12,8 @@ export interface ReportContext {
   range: DateRange;
   /** Whether comments are shown (`comment=true`). */
   comments: boolean;
+  /** Aborted when the client goes away: a long report stops reading. */
+  signal?: AbortSignal;
 }
 
 /** `a` before `b` by `order` (null last), then id: results and indicators (spec/reports.md, Order). */

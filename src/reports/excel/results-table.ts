@@ -1,6 +1,7 @@
 /** results-simple-table as Excel: one sheet per result type, one row per period (spec/reports.md). */
 import type ExcelJS from 'exceljs';
 import { RESULT_TYPES, type IndicatorLine, type PeriodLine, type ProjectResults, type ResultLine } from '../project-results.ts';
+import { reportingPeriod } from '../numbers.ts';
 import { cells as blanks, headerRow, newWorkbook, numeric, sizeColumns, workbookBytes, type Cell } from './workbook.ts';
 
 export const RESULT_HEADERS = [
@@ -8,12 +9,10 @@ export const RESULT_HEADERS = [
   'Baseline value', 'Reporting period', 'Target value', 'Actual value', 'Actual comment',
 ];
 
-const periodText = (period: PeriodLine) => `${period.start ?? ''} - ${period.end ?? ''}`;
-
 function row(model: ProjectResults, result: ResultLine, indicator: IndicatorLine | null, period: PeriodLine | null): Cell[] {
   const cells: Cell[] = [
     model.project.title, result.title, result.description, indicator?.title ?? null, indicator?.description ?? null,
-    indicator?.baselineYear ?? null, numeric(indicator?.baselineValue ?? null), period ? periodText(period) : null,
+    indicator?.baselineYear ?? null, numeric(indicator?.baselineValue ?? null), period ? reportingPeriod(period.start, period.end) : null,
     numeric(period?.target ?? null), numeric(period?.actual ?? null), period?.actualComment ?? null,
   ];
   // Actual values by disaggregation are not part of the dataset format: the value column stays empty.

@@ -2,7 +2,7 @@
 import { Document, Footer, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
 import type { ProjectResults } from '../project-results.ts';
 import type { UpdatesModel } from '../project-updates.ts';
-import { centsText } from '../numbers.ts';
+import { centsText, percentText as percent, periodText as period } from '../numbers.ts';
 import type { BudgetLine, IndicatorGrade, Partner } from '../project-summary.ts';
 
 export interface ProjectReportModel {
@@ -28,9 +28,6 @@ function table(headers: readonly string[], rows: readonly (readonly string[])[],
   });
 }
 
-const percent = (value: number | null) => (value === null ? '' : `${value.toFixed(1)} %`);
-/** `2024-01-01 – 2024-12-31`; a missing date is `…`, and none at all `not set`. */
-const period = (start: string | null, end: string | null) => (start === null && end === null ? 'not set' : `${start ?? '…'} – ${end ?? '…'}`);
 
 export async function projectReportDocument(model: ProjectReportModel): Promise<Buffer> {
   const project = model.results.project;

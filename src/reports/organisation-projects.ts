@@ -1,0 +1,61 @@
+/**
+ * What the organisation reports share: the projects an organisation is a partner of that the
+ * caller may see (store/visibility.ts decides, as for the lists), their locations, budgets and
+ * updates, read in batches, and the status a project's dates give it.
+ */
+import { codeName } from '../codelists/index.ts';
+import type { Row } from '../resources/define.ts';
+import { compareText } from '../text/sortkey.ts';
+import { toCents } from './numbers.ts';
+import { groupBy, type ReportContext } from './source.ts';
+
+export interface PartnerProject {
+  project: Row;
+  published: boolean;
+  /** Country names of its locations, in location order, each once. */
+  countries: string[];
+  locations: number;
+  /** Sum of its budget items per currency (an item without a currency is in the project's). */
+  budget: Map<string, bigint>;
+  updates: Row[];
+}
+
+export type ProjectStatus = 'planned' | 'active' | 'completed';
+
+/** By its actual dates: not started, started and not ended, ended (spec/reports.md, projects-overview). */
+export function projectStatus(project: Row, today: string): ProjectStatus {
+  if (project.date_start_actual === null || project.date_start_actual > today) return 'planned';
+  return project.date_end_actual !== null && project.date_end_actual <= today ? 'completed' : 'active';
+}
+
+export async function partnerProjects(organisation: Row, context: ReportContext): Promise<PartnerProject[]> {
+  const { lookup } = context;
+  const partnerships = await lookup.byColumn('partnership', 'organisation', [organisation.id]);
+  const seen = await lookup.visible('project', [...new Set(partnerships.map((partnership) => partnership.project as number))]);
+  const projects = (await lookup.byColumn('project', 'id', [...seen])).sort((a, b) => a.id - b.id);
+  const ids = projects.map((project) => project.id);
+  const [locations, items, updates] = await Promise.all([
+    lookup.byColumn('project_location', 'project', ids),
+    lookup.byColumn('budget_item', 'project', ids),
+    lookup.byColumn('project_update', 'project', ids),
+  ]);
+  const locationsOf = groupBy(locations.sort((a, b) => a.id - b.id), 'project');
+  const itemsOf = groupBy(items, 'project');
+  const updatesOf = groupBy(updates.sort((a, b) => a.id - b.id), 'project');
+  return projects.map((project) => {
+    const budget = new Map<string, bigint>();
+    for (const item of itemsOf.get(project.id) ?? []) {
+      const currency = item.currency || project.currency;
+      budget.set(currency, (budget.get(currency) ?? 0n) + toCents(item.amount));
+    }
+    const countries = (locationsOf.get(project.id) ?? []).filter((location) => location.country).map((location) => codeName('country', location.country));
+    return { project, published: project.publishing_status === 'published', countries: [...new Set(countries)], locations: (locationsOf.get(project.id) ?? []).length, budget, updates: updatesOf.get(project.id) ?? [] };
+  });
+}
+
+/** By first country (D7 text order; none last), then id. */
+export function byCountry(a: PartnerProject, b: PartnerProject): number {
+  const [x, y] = [a.countries[0], b.countries[0]];
+  if (x !== y) return x === undefined ? 1 : y === undefined ? -1 : compareText(x, y) || 0;
+  return a.project.id - b.project.id;
+}
