@@ -28,16 +28,21 @@ export function projectStatus(project: Row, today: string): ProjectStatus {
   return project.date_end_actual !== null && project.date_end_actual <= today ? 'completed' : 'active';
 }
 
-export async function partnerProjects(organisation: Row, context: ReportContext): Promise<PartnerProject[]> {
+/** The projects the organisation is a partner of that the caller may see, by id. */
+export async function partnerProjectRows(organisation: Row, context: ReportContext): Promise<Row[]> {
+  const partnerships = await context.lookup.byColumn('partnership', 'organisation', [organisation.id]);
+  const seen = await context.lookup.visible('project', [...new Set(partnerships.map((partnership) => partnership.project as number))]);
+  return (await context.lookup.byColumn('project', 'id', [...seen])).sort((a, b) => a.id - b.id);
+}
+
+/** Projects with their countries and, where asked for, their budgets and updates (read in one batch). */
+export async function describeProjects(projects: readonly Row[], context: ReportContext, parts: { budget: boolean; updates: boolean }): Promise<PartnerProject[]> {
   const { lookup } = context;
-  const partnerships = await lookup.byColumn('partnership', 'organisation', [organisation.id]);
-  const seen = await lookup.visible('project', [...new Set(partnerships.map((partnership) => partnership.project as number))]);
-  const projects = (await lookup.byColumn('project', 'id', [...seen])).sort((a, b) => a.id - b.id);
   const ids = projects.map((project) => project.id);
   const [locations, items, updates] = await Promise.all([
     lookup.byColumn('project_location', 'project', ids),
-    lookup.byColumn('budget_item', 'project', ids),
-    lookup.byColumn('project_update', 'project', ids),
+    parts.budget ? lookup.byColumn('budget_item', 'project', ids) : [],
+    parts.updates ? lookup.byColumn('project_update', 'project', ids) : [],
   ]);
   const locationsOf = groupBy(locations.sort((a, b) => a.id - b.id), 'project');
   const itemsOf = groupBy(items, 'project');
@@ -51,6 +56,10 @@ export async function partnerProjects(organisation: Row, context: ReportContext)
     const countries = (locationsOf.get(project.id) ?? []).filter((location) => location.country).map((location) => codeName('country', location.country));
     return { project, published: project.publishing_status === 'published', countries: [...new Set(countries)], locations: (locationsOf.get(project.id) ?? []).length, budget, updates: updatesOf.get(project.id) ?? [] };
   });
+}
+
+export async function partnerProjects(organisation: Row, context: ReportContext): Promise<PartnerProject[]> {
+  return describeProjects(await partnerProjectRows(organisation, context), context, { budget: true, updates: true });
 }
 
 /** By first country (D7 text order; none last), then id. */

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { Row } from '../../resources/define.ts';
-import { partnerProjects, type PartnerProject } from '../organisation-projects.ts';
+import { describeProjects, partnerProjectRows } from '../organisation-projects.ts';
 import { projectsResults, type ProjectResults } from '../project-results.ts';
 import type { ReportContext } from '../source.ts';
 import { numeric, type Cell } from './workbook.ts';
@@ -33,7 +33,7 @@ function rows(model: ProjectResults, country: string): Cell[][] {
       ].map((value) => (value === '' ? null : value)))));
 }
 
-async function write(projects: readonly PartnerProject[], context: ReportContext, out: PassThrough): Promise<void> {
+async function write(projects: readonly Row[], context: ReportContext, out: PassThrough): Promise<void> {
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   workbook.creator = 'rsr-api';
   const sheet = workbook.addWorksheet('ProjectList', { views: [{ state: 'frozen', ySplit: 3 }] });
@@ -48,10 +48,13 @@ async function write(projects: readonly PartnerProject[], context: ReportContext
   for (let start = 0; start < projects.length; start += BATCH) {
     if (context.signal?.aborted) return;
     const batch = projects.slice(start, start + BATCH);
-    const models = await projectsResults(batch.map((line) => line.project), context);
+    const [models, described] = await Promise.all([projectsResults(batch, context), describeProjects(batch, context, { budget: false, updates: false })]);
     models.forEach((model, index) => {
-      for (const values of rows(model, batch[index].countries[0] ?? '')) sheet.addRow(values).commit();
+      for (const values of rows(model, described[index].countries[0] ?? '')) sheet.addRow(values).commit();
     });
+    // Reads from SQLite return without a turn of the event loop; the zip is compressed off it.
+    // Yield, so that what was written is compressed and sent before the next batch is read.
+    await new Promise((resolve) => setImmediate(resolve));
     if (out.writableNeedDrain) await once(out, 'drain', { signal: context.signal });
   }
   sheet.commit();
@@ -60,7 +63,7 @@ async function write(projects: readonly PartnerProject[], context: ReportContext
 
 /** The file as a stream; which projects it lists is read first, so that a failure there is an answer, not a broken file. */
 export async function organisationExport(organisation: Row, context: ReportContext): Promise<Readable> {
-  const projects = await partnerProjects(organisation, context);
+  const projects = await partnerProjectRows(organisation, context);
   const out = new PassThrough();
   write(projects, context, out).catch((error: Error) => out.destroy(error));
   return out;

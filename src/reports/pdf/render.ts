@@ -1,27 +1,18 @@
 /**
  * A report document as a PDF, laid out by pdfmake: A4, a footer with the date and page numbers,
  * tables that repeat their header row across pages, bars drawn as vector rectangles. Fonts are
- * embedded: Roboto (Latin, Greek, Cyrillic) and Noto Sans Ethiopic for the Ethiopic script of
- * place names, chosen run by run, so every character of the data is drawn.
+ * embedded (fonts.ts), chosen run by run, so every character of the data is drawn.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import pdfmake, { type Content, type DocumentDefinition } from 'pdfmake';
 import { cellText, isBar, isNumeric, type Block, type ReportDocument, type TableCell } from '../document.ts';
+import { FONTS, fontRuns } from './fonts.ts';
 
-const require = createRequire(import.meta.url);
-const roboto = (file: string) => join(dirname(require.resolve('pdfmake/package.json')), 'fonts', 'Roboto', file);
-const ethiopic = (weight: number) => require.resolve(`@fontsource/noto-sans-ethiopic/files/noto-sans-ethiopic-ethiopic-${weight}-normal.woff`);
-
-pdfmake.setFonts({
-  Roboto: { normal: roboto('Roboto-Regular.ttf'), bold: roboto('Roboto-Medium.ttf'), italics: roboto('Roboto-Italic.ttf'), bolditalics: roboto('Roboto-MediumItalic.ttf') },
-  Ethiopic: { normal: ethiopic(400), bold: ethiopic(700), italics: ethiopic(400), bolditalics: ethiopic(700) },
-});
-// A document is made from data, never from addresses in it: no file or URL is ever read.
+pdfmake.setFonts(FONTS);
+// A document is made from data, never from addresses in it: no file or URL is ever read but the fonts.
+const FONT_FILES = new Set(Object.values(FONTS).flatMap((files) => Object.values(files)));
 pdfmake.setUrlAccessPolicy(() => false);
-pdfmake.setLocalAccessPolicy((path) => Object.values(pdfmake.fonts).some((font) => Object.values(font).includes(path)));
+pdfmake.setLocalAccessPolicy((path) => FONT_FILES.has(path));
 
-const ETHIOPIC = /([\u1200-\u139f\u2d80-\u2ddf\uab00-\uab2f]+)/u;
 const ACCENT = '#1f5f8b';
 const BAR_WIDTH = 70;
 const RULE = '#c8d3dd';
@@ -31,12 +22,12 @@ const TEXT_WIDTH = 595.28 - 2 * MARGIN;
 /** pdfmake adds 4 points either side of a cell. */
 const CELL_PADDING = 8;
 
-/** Text with each Ethiopic run in the font that has its glyphs. */
+/** Text with each run in the font that has its glyphs. */
 function runs(text: string): string | Content[] {
-  if (!ETHIOPIC.test(text)) return text;
-  return text.split(ETHIOPIC).filter((part) => part !== '').map((part) => (ETHIOPIC.test(part) ? { text: part, font: 'Ethiopic' } : { text: part }));
+  const cut = fontRuns(text);
+  if (cut.length === 1 && cut[0][1] === 'Roboto') return text;
+  return cut.map(([part, font]) => ({ text: part, font }));
 }
-
 
 function barCell(percent: number | null, label: string): Content {
   if (percent === null) return { text: '' };
