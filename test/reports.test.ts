@@ -11,6 +11,7 @@ import { EXPORT_HEADERS } from '../src/reports/excel/organisation-export.ts';
 import { PROGRAM_HEADERS } from '../src/reports/excel/program-table.ts';
 import { RESULT_HEADERS } from '../src/reports/excel/results-table.ts';
 import { UPDATE_HEADERS } from '../src/reports/excel/updates-table.ts';
+import { MEDIA_TYPES, type ReportFormat } from '../src/reports/catalogue.ts';
 import { reportFilename, todayIn } from '../src/reports/params.ts';
 import type { DatasetSource } from '../src/store/import.ts';
 import { SERVICE } from '../src/resources/define.ts';
@@ -343,6 +344,24 @@ for (const store of testStores()) {
         ['Clean water', 'Wells dug', '2024-07-01 - 2024-12-31', 0, 'Water for Kisumu', 'Kenya', 10, 4, 4, 100],
       ]);
       assert.deepEqual(rows(book.getWorksheet('Outcome')!, 2, PROGRAM_HEADERS.length), [['Healthier families', 'Diarrhoea cases', '2024-01-01 - 2024-12-31', 0, 'Water for Kisumu', 'Kenya', 50, 20, 20, 100]]);
+    });
+
+    test('every definition of /rest/v1/reports/, its url filled as a client fills it, downloads in each of its formats', async () => {
+      const { results: definitions } = (await (await fetch(`${server.base}/rest/v1/reports/?limit=100`)).json()) as { results: { url: string; formats: { name: ReportFormat }[] }[] };
+      assert.equal(definitions.length, 9);
+      const downloads: string[] = [];
+      for (const definition of definitions) {
+        for (const { name } of definition.formats) {
+          // Ids and format filled in; dates left as the placeholders real clients leave.
+          const path = definition.url.replace('{project}', '1').replace('{organisation}', '1').replace('{program}', '1').replace('{format}', name).replace('{comment}', 'true');
+          const answer = await download(path);
+          assert.equal(answer.status, 200, path);
+          assert.equal(answer.headers.get('content-type'), MEDIA_TYPES[name].type, path);
+          assert.match(answer.headers.get('content-disposition') ?? '', new RegExp(`^attachment; filename="\\d{4}[A-Z][a-z]{2}\\d{2}-1-[a-z-]+\\.${MEDIA_TYPES[name].extension}"$`), path);
+          downloads.push(`${name} ${path.split('?')[0]}`);
+        }
+      }
+      assert.equal(downloads.length, 11);
     });
 
     test('a program is seen where its root project is: by the partner for project 1, by nobody outside for private project 2', async () => {
