@@ -36,6 +36,8 @@ export interface Representation {
   /** A strong hash of the body; errors have none. */
   etag: string | null;
   compressed: Partial<Record<Encoding, Buffer>>;
+  /** The headers it is sent with, per encoding (headersOf). */
+  sent?: Partial<Record<Encoding | 'identity', Record<string, string>>>;
   /** Told of each compressed body added, so a cache holding this can count its bytes. */
   grew?: (bytes: number) => void;
 }
@@ -100,20 +102,12 @@ export function send(request: FastifyRequest, reply: FastifyReply, answer: Repre
   const encoding = answer.body.length >= COMPRESS_THRESHOLD ? encodingFor(request) : null;
   // What the route set on the reply counts only as far as the representation kept it.
   for (const name of ROUTE_HEADERS) reply.removeHeader(name);
-  // Vary names Accept-Encoding only on compressed answers: an identity body suits every client,
-  // and the seed's `Vary: Accept` stays exact for clients that ask for no compression.
-  const headers: Record<string, string> = { ...answer.headers, vary: encoding ? 'Accept, Accept-Encoding' : 'Accept' };
-  if (answer.etag) {
-    headers.etag = answer.etag;
-    if (matches(request.headers['if-none-match'], answer.etag)) {
-      delete headers['content-type'];
-      delete headers['content-disposition'];
-      return reply.code(304).headers(headers).send();
-    }
+  if (answer.etag && matches(request.headers['if-none-match'], answer.etag)) {
+    const { 'content-type': _type, 'content-disposition': _disposition, ...kept } = headersOf(answer, encoding);
+    return reply.code(304).headers(kept).send();
   }
-  reply.code(answer.status).headers(headers);
+  reply.code(answer.status).headers(headersOf(answer, encoding));
   if (!encoding) return reply.send(answer.body);
-  reply.header('content-encoding', encoding);
   const ready = answer.compressed[encoding];
   if (ready) return reply.send(ready);
   return COMPRESS[encoding](answer.body).then((compressed) => {
@@ -123,6 +117,22 @@ export function send(request: FastifyRequest, reply: FastifyReply, answer: Repre
     }
     return reply.send(compressed);
   });
+}
+
+/**
+ * The headers a representation is sent with, made once per encoding: Vary names Accept-Encoding
+ * only on compressed answers (an identity body suits every client, and the seed's `Vary: Accept`
+ * stays exact for clients that ask for no compression).
+ */
+function headersOf(answer: Representation, encoding: Encoding | null): Record<string, string> {
+  const key = encoding ?? 'identity';
+  const made = answer.sent?.[key];
+  if (made) return made;
+  const headers: Record<string, string> = { ...answer.headers, vary: encoding ? 'Accept, Accept-Encoding' : 'Accept' };
+  if (answer.etag) headers.etag = answer.etag;
+  if (encoding) headers['content-encoding'] = encoding;
+  (answer.sent ??= {})[key] = headers;
+  return headers;
 }
 
 /** An answer without a body (204 after a delete, 301 to the slashed path). */

@@ -2,6 +2,7 @@
  * Records as the API shows them: every field of the declaration, in its order, stored values
  * rendered and derived values computed. Shared by the HTTP layer and export.
  */
+import { objectLiteral } from '../codegen/object-literal.ts';
 import { renderTimestamp } from '../text/time.ts';
 import { storedFields, type Caller, type Entity, type Lookup, type Related, type Relation, type Resource, type Row } from './define.ts';
 
@@ -42,20 +43,34 @@ async function relatedOf(resource: Resource, rows: Row[], lookup: Lookup, caller
   return related;
 }
 
+type RecordRenderer = (row: Row, context: { caller: Caller }, related: Related, timeZone: string) => Row;
+const renderers = new WeakMap<Resource, RecordRenderer>();
+
+/**
+ * One record as the API shows it, by a function made once per resource: an object literal of
+ * its fields in declaration order (one shape for every record, as fast-json-stringify expects).
+ */
+function recordRenderer(resource: Resource): RecordRenderer {
+  let renderer = renderers.get(resource);
+  if (renderer) return renderer;
+  const fields = Object.entries(resource.fields);
+  const value = ([name, field]: (typeof fields)[number], index: number) => {
+    if (field.kind === 'derived' || field.render) return `fields[${index}](row, context, related)`;
+    return field.type === 'timestamp' ? `stored(row[${JSON.stringify(name)}], timeZone)` : `row[${JSON.stringify(name)}]`;
+  };
+  const functions = fields.map(([, field]) => (field.kind === 'derived' ? field.compute : field.render));
+  const stored = (stamp: unknown, timeZone: string) => storedValue('timestamp', stamp, timeZone);
+  renderer = objectLiteral(fields.map(([name]) => name), (name, index) => value(fields[index], index), ['fields', 'stored'], [functions, stored], 'row, context, related, timeZone') as unknown as RecordRenderer;
+  renderers.set(resource, renderer);
+  return renderer;
+}
+
 /** Reads the page's related rows (batched) and renders each record. */
 export async function renderRecords(resource: Resource, rows: Row[], lookup: Lookup, options: RenderOptions): Promise<Row[]> {
   const related = await relatedOf(resource, rows, lookup, options.caller);
   const context = { caller: options.caller };
-  const fields = Object.entries(resource.fields);
-  return rows.map((row, index) => {
-    const record: Row = {};
-    for (const [name, field] of fields) {
-      if (field.kind === 'derived') record[name] = field.compute(row, context, related[index]);
-      else if (field.render) record[name] = field.render(row, context, related[index]);
-      else record[name] = storedValue(field.type, row[name], options.timeZone);
-    }
-    return record;
-  });
+  const render = recordRenderer(resource);
+  return rows.map((row, index) => render(row, context, related[index], options.timeZone));
 }
 
 /** A supporting entity's record (dataset.md): its stored fields, timestamps rendered. */

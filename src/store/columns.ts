@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import { storedFields, type Entity, type Row, type StoredField } from '../resources/define.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
+import { objectLiteral } from '../codegen/object-literal.ts';
 import { rowsPerInsert, type Database, type Dialect, type Engine } from './engine/index.ts';
 
 const hasSortKey = (field: StoredField) => field.type === 'text' && field.orderable;
@@ -31,11 +32,24 @@ function toColumns(entity: Entity, dialect: Dialect, record: Row): Row {
   return Object.fromEntries(names.map((name, index) => [name, values[index]]));
 }
 
-/** Converts a database row into the values its declaration describes. */
+type RowReader = (columns: Row) => Row;
+const readers = new WeakMap<Entity, WeakMap<Dialect, RowReader>>();
+
+/**
+ * Converts a database row into the values its declaration describes. The converter is made once
+ * per entity and engine as an object literal of the entity's fields (objectLiteral): a page of
+ * rows is then built with one shape, not by a store per field under a computed name.
+ */
 export function fromColumns(entity: Entity, dialect: Dialect, columns: Row): Row {
-  const row: Row = {};
-  for (const [name, field] of storedFields(entity)) row[name] = dialect.fromDb(field, columns[name] ?? null);
-  return row;
+  let byDialect = readers.get(entity);
+  if (!byDialect) readers.set(entity, (byDialect = new WeakMap()));
+  let reader = byDialect.get(dialect);
+  if (!reader) {
+    const fields = storedFields(entity);
+    reader = objectLiteral(fields.map(([name]) => name), (name, index) => `convert(fields[${index}][1], columns[${JSON.stringify(name)}] ?? null)`, ['convert', 'fields'], [dialect.fromDb, fields], 'columns') as RowReader;
+    byDialect.set(dialect, reader);
+  }
+  return reader(columns);
 }
 
 /** Records per insert statement into this table (engines cap the parameters of one statement). */

@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBool, type SqliteDatabase } from 'kysely';
 import { VERSION_SQL, type Columns, type Database, type Dialect, type Engine, type OrderByTerm } from './engine.ts';
+import { objectLiteral } from '../../codegen/object-literal.ts';
 
 const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
 
@@ -70,7 +71,7 @@ export function openSqlite(path: string): Engine {
 
   // The same few SQL texts recur on every request; better-sqlite3 runs one statement at a time.
   const statements = new Map<string, SQLite.Statement>();
-  const columnNames = new WeakMap<SQLite.Statement, string[]>();
+  const rowBuilders = new WeakMap<SQLite.Statement, (values: unknown[]) => Columns>();
   function prepared(text: string, mode: RowMode): SQLite.Statement {
     const key = `${mode}|${text}`;
     let statement = statements.get(key);
@@ -91,17 +92,15 @@ export function openSqlite(path: string): Engine {
   };
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: kyselyHandle }) });
 
-  /** Rows as arrays, assembled into objects with their keys in one fixed order. */
+  /** Rows as arrays, assembled into objects of one shape by a builder made once per statement. */
   function readRows(text: string, parameters: readonly unknown[]): Columns[] {
     const statement = prepared(text, 'arrays');
-    let names = columnNames.get(statement);
-    if (!names) columnNames.set(statement, (names = statement.columns().map((column) => column.name)));
-    const keys = names;
-    return (statement.all(...parameters) as unknown[][]).map((values) => {
-      const row: Columns = {};
-      for (let index = 0; index < keys.length; index += 1) row[keys[index]] = values[index];
-      return row;
-    });
+    let build = rowBuilders.get(statement);
+    if (!build) {
+      const names = statement.columns().map((column) => column.name);
+      rowBuilders.set(statement, (build = objectLiteral(names, (name, index) => `values[${index}]`, [], [], 'values') as (values: unknown[]) => Columns));
+    }
+    return (statement.all(...parameters) as unknown[][]).map(build);
   }
 
   /**
