@@ -9,6 +9,7 @@ import { registerAuthentication } from './auth.ts';
 import { ApiError, clientError, databaseUnavailable, invalidHost, jsonParseError, notFound, refusedByFramework, serverError, unsupportedMediaType } from './errors.ts';
 import { representError, representJson, send } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
+import { registerHealth } from './health.ts';
 import { registerReports } from './report-routes.ts';
 import { resourceRoutes, takesTrailingSlash } from './routes.ts';
 import type { Services } from './services.ts';
@@ -49,7 +50,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const allowed = options.allowedHosts;
   if (allowed) {
     // First of all hooks: a cached answer's links are as much the Host's as a fresh one's.
-    app.addHook('onRequest', (request, reply, done) => done(hostAllowed(request.host, allowed) ? undefined : invalidHost()));
+    app.addHook('onRequest', (request, reply, done) => done(request.routeOptions.config.probe || hostAllowed(request.host, allowed) ? undefined : invalidHost()));
   }
 
   const schemaReady = options.schemaReady;
@@ -57,7 +58,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     let ready = false;
     // Hooks every answer passes take callbacks: an async hook costs a promise per request.
     app.addHook('onRequest', (request, reply, done) => {
-      if (ready) return done();
+      if (ready || request.routeOptions.config.probe) return done();
       schemaReady().then(() => {
         ready = true;
         done();
@@ -70,6 +71,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   responses.register(app);
   for (const resource of RESOURCES) void app.register(resourceRoutes, { resource });
   registerReports(app);
+  registerHealth(app);
   app.get('/rest/v1/', async (request, reply) => {
     const names = RESOURCES.map((resource) => resource.name).sort();
     return send(request, reply, representJson(reply, Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]))));

@@ -27,6 +27,8 @@ export const permissionDenied = () => new ApiError(403, { detail: 'You do not ha
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
 /** The database is away (outage, restart, a write during an import): worth trying again in a second. */
 export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' }, false, { 'retry-after': '1' });
+/** GET /readyz while the service cannot answer: why, for the operator (and a probe's log). */
+export const notReady = (reason: string) => new ApiError(503, { status: 'unavailable', reason }, false, { 'retry-after': '1', 'cache-control': 'no-store' });
 /** Report downloads answer anonymous callers 401 (spec/reports.md), lists 403. */
 export const reportNeedsSignIn = () => new ApiError(401, { detail: 'Authentication credentials were not provided.' });
 /** A report's `format` that is none of its formats, or missing. */

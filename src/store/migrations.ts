@@ -79,6 +79,14 @@ export async function syncAllGeneratedIds(engine: Engine): Promise<void> {
   for (const entity of TABLES) await engine.syncGeneratedIds(engine.db, entity.table);
 }
 
+/** The migrations this database still lacks (all of them where the schema was never created). */
+export async function pendingMigrations(engine: Engine): Promise<number[]> {
+  const exists = await engine.db.introspection.getTables().then((tables) => tables.some((table) => table.name === 'schema_migration'));
+  if (!exists) return MIGRATIONS.map((migration) => migration.version);
+  const done = new Set((await engine.db.selectFrom('schema_migration').select('version').execute()).map((row) => row.version));
+  return MIGRATIONS.map((migration) => migration.version).filter((version) => !done.has(version));
+}
+
 /** Creates or upgrades the schema, and puts id generation above every stored id. */
 export async function migrate(engine: Engine): Promise<number[]> {
   const { db } = engine;
