@@ -2,7 +2,7 @@
  * rsr-api's command line: serve | migrate | import | export | demo.
  * Configuration comes from the environment (config.ts); messages go to stderr, data to files.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,7 +26,23 @@ const USAGE = `usage: rsr-api <command>
   user create --email E --first-name F --last-name L [--org ID --role ROLE] [--admin]
                                  create a user (with an approved employment at organisation ID)
   token create --email E         print a new API key for the user (shown this once, stored hashed)
-  token revoke (KEY | --email E) remove one key, or every key of a user`;
+  token revoke (KEY | --email E) remove one key, or every key of a user
+  --help, --version
+
+environment (README, Configuration):
+  PORT (8000)  HOST (127.0.0.1)  DATABASE_URL (sqlite:./data/rsr.sqlite, or postgres://user:password@host:5432/name)
+  DATABASE_POOL_SIZE (10)  TIME_ZONE (Europe/Stockholm)  TRUST_PROXY (off)  ALLOWED_HOSTS (any)`;
+
+const COMMANDS = new Set(['serve', 'migrate', 'import', 'export', 'demo', 'user', 'token']);
+
+/** The version in package.json (beside src/ in a checkout, beside dist/ when built). */
+function version(): string {
+  for (const path of ['../package.json', '../../package.json']) {
+    const file = new URL(path, import.meta.url);
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
+}
 
 class UsageError extends Error {}
 /** The database cannot be reached: said in one line, without a stack. */
@@ -137,16 +153,22 @@ async function run(argv: string[]): Promise<void> {
     allowPositionals: true,
     options: {
       demo: { type: 'boolean' }, replace: { type: 'boolean' }, 'keep-users': { type: 'boolean' }, load: { type: 'boolean' },
-      scale: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      scale: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
       email: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' },
       org: { type: 'string' }, role: { type: 'string' }, admin: { type: 'boolean' },
     },
   });
   const [command, dir] = positionals;
-  if (values.help || !command) {
-    say(USAGE);
+  if (values.version) {
+    process.stdout.write(`${version()}\n`);
     return;
   }
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  // Before any configuration is read or database opened: a typo touches nothing.
+  if (!COMMANDS.has(command)) throw new UsageError(`unknown command '${command}'`);
   const config = loadConfig();
   if (command === 'serve') return serve(config, values.demo ?? false);
   const engine = await open(config);

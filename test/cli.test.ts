@@ -1,6 +1,6 @@
 /** The command line a newcomer uses: serve with demo data, demo files, import, export. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -54,10 +54,23 @@ describe('command line', () => {
     assert.equal(again.stderr, 'rsr-api: project.json[0] (id 1): id is already used, by an earlier record or in the database (import with --replace to replace its data)\n');
   });
 
+  test('--help and --version answer on stdout and exit 0', async () => {
+    const help = await runCli(['--help'], {});
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: rsr-api <command>\n  serve \[--demo\]/);
+    for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'TIME_ZONE', 'TRUST_PROXY', 'ALLOWED_HOSTS']) assert.ok(help.stdout.includes(name), name);
+    assert.equal(help.stderr, '');
+    const version = await runCli(['--version'], {});
+    assert.deepEqual([version.code, version.stdout, version.stderr], [0, `${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`, '']);
+  });
+
   test('an unknown command or a bad option exits 1 with the usage', async () => {
-    const unknown = await runCli(['launch'], {});
+    // An unknown command opens nothing: the database file it names is never created.
+    const untouched = join(scratch(), 'untouched.sqlite');
+    const unknown = await runCli(['launch'], { DATABASE_URL: `sqlite:${untouched}` });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^rsr-api: unknown command 'launch'\nusage: rsr-api <command>/);
+    assert.equal(existsSync(untouched), false);
     const scale = await runCli(['demo', '--scale', 'big'], { DATABASE_URL: `sqlite:${join(scratch(), 'x.sqlite')}` });
     assert.equal(scale.code, 1);
     assert.match(scale.stderr, /--scale must be a positive number, not 'big'/);
