@@ -57,7 +57,7 @@ describe('command line', () => {
   test('--help and --version answer on stdout and exit 0', async () => {
     const help = await runCli(['--help'], {});
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /^usage: rsr-api <command>\n  serve \[--demo\]/);
+    assert.match(help.stdout, /^usage: rsr-api <command>\n {2}serve \[--demo\]/);
     for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'TIME_ZONE', 'TRUST_PROXY', 'ALLOWED_HOSTS']) assert.ok(help.stdout.includes(name), name);
     assert.equal(help.stderr, '');
     const version = await runCli(['--version'], {});
