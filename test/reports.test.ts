@@ -302,7 +302,8 @@ for (const store of testStores()) {
       assert.equal(answer.status, 200);
       assert.equal(answer.headers.get('content-type'), XLSX);
       assert.equal(answer.headers.get('content-disposition'), `attachment; filename="${reportFilename(todayIn('Europe/Stockholm'), 1, 'results-indicators-table', 'xlsx')}"`);
-      assert.equal(answer.headers.get('etag'), null);
+      // Sent as it is written: chunked, with neither a length nor an ETag known beforehand.
+      assert.deepEqual([answer.headers.get('transfer-encoding'), answer.headers.get('content-length'), answer.headers.get('etag')], ['chunked', null, null]);
       const sheet = (await workbook(answer.body)).getWorksheet('ProjectList')!;
       assert.equal(sheet.getCell('A1').value, 'Organisation results and indicators');
       assert.deepEqual(rows(sheet, 3, EXPORT_HEADERS.length)[0], EXPORT_HEADERS);
@@ -329,6 +330,10 @@ for (const store of testStores()) {
         '2024-07-01 – 2024-12-31: target 10, aggregated actual 4.00\nLevel Project Countries Actual Share\n0 Water for Kisumu Kenya 4\n100.0 %\n',
       ]) says(text, line);
       assert.ok(!text.includes('1990'), 'the period filter applies');
+      // Shares are drawn as bars of one colour: a small share is no poor progress.
+      const preview = (await download('/py-reports/program/1/program-overview/?format=pdf&period_start=2024-01-01&show-html=1', outsiderKey)).body.toString();
+      for (const width of [75, 20, 5]) assert.ok(preview.includes(`<span class="share" style="width:${width}%"></span>`), String(width));
+      assert.ok(!/class="(high|medium|low)"/.test(preview));
       // A partner of the private contributor sees it, and its 100 counts.
       const partner = (await pdfPages((await download('/py-reports/program/1/program-overview/?format=pdf')).body)).join('\n');
       says(partner, 'aggregated actual 110.00');

@@ -38,7 +38,7 @@ export async function dataQuality(organisation: Row, context: ReportContext): Pr
   const lists: QualityList[] = [
     { title: 'Planned end date passed, not ended', sheet: 'Ended late', projects: published.filter(({ project }) => project.date_end_planned !== null && project.date_end_planned < context.today && project.date_end_actual === null) },
     { title: 'No update in the last 3 months', sheet: 'No recent updates', projects: published.filter((line) => !recent(line)) },
-    { title: 'Needing funding (budget zero or none)', sheet: 'Needing funding', projects: published.filter((line) => [...line.budget.values()].every((cents) => cents === 0n)) },
+    { title: 'Needing funding (budget zero or none)', sheet: 'Needing funding', projects: published.filter((line) => line.budget.every(([, cents]) => cents === 0n)) },
     { title: 'No location', sheet: 'No location', projects: published.filter((line) => line.locations === 0) },
   ];
   return { organisation: { id: organisation.id, name: organisation.name }, published: published.length, lists, today: context.today };

@@ -3,11 +3,15 @@
  * (html/render.ts) and a one-sheet Excel overview (excel/blocks.ts) all draw from, so that the
  * three show the same values in the same order. Each report's layout turns its model into these.
  */
-import { centsText, percentText } from './numbers.ts';
+import { centsText, grade, percentText, type Grade } from './numbers.ts';
 
-/** A progress or contribution bar: `percent` of the full width (capped at 100 when drawn), with its label. */
+/**
+ * A progress or contribution bar: `bar` percent of the full width (capped at 100 when drawn),
+ * with its label. A progress bar is coloured by its grade; a share of a whole has none.
+ */
 export interface Bar {
   bar: number | null;
+  grade: Grade | null;
   label: string;
 }
 
@@ -51,4 +55,10 @@ export function cellText(cell: TableCell): string {
 export const isNumeric = (cell: TableCell): boolean => typeof cell === 'number' || isMoney(cell) || (typeof cell === 'string' && /^-?[\d,]+(\.\d+)?( %)?$/.test(cell));
 
 /** A progress bar for a percentage (null: no target, no bar). */
-export const progressBar = (percent: number | null): Bar => ({ bar: percent, label: percentText(percent) });
+export const progressBar = (percent: number | null): Bar => ({ bar: percent, grade: grade(percent), label: percentText(percent) });
+
+/** A contributor's share of a whole: a bar without a grade (a small share is no failure). */
+export const shareBar = (percent: number | null): Bar => ({ bar: percent, grade: null, label: percentText(percent) });
+
+/** No bar, in a column of bars. */
+export const NO_BAR: Bar = { bar: null, grade: null, label: '' };

@@ -3,11 +3,10 @@
  * caller may see (store/visibility.ts decides, as for the lists), their locations, budgets and
  * updates, read in batches, and the status a project's dates give it.
  */
-import { codeName } from '../codelists/index.ts';
 import type { Row } from '../resources/define.ts';
 import { compareText } from '../text/sortkey.ts';
-import { toCents } from './numbers.ts';
-import { groupBy, type ReportContext } from './source.ts';
+import { itemCurrency, toCents, totalsByCurrency } from './numbers.ts';
+import { countryNames, groupBy, type ReportContext } from './source.ts';
 
 export interface PartnerProject {
   project: Row;
@@ -15,8 +14,8 @@ export interface PartnerProject {
   /** Country names of its locations, in location order, each once. */
   countries: string[];
   locations: number;
-  /** Sum of its budget items per currency (an item without a currency is in the project's). */
-  budget: Map<string, bigint>;
+  /** Sum of its budget items per currency (an item without a currency is in the project's), by currency code. */
+  budget: [currency: string, cents: bigint][];
   updates: Row[];
 }
 
@@ -44,18 +43,17 @@ export async function describeProjects(projects: readonly Row[], context: Report
     parts.budget ? lookup.byColumn('budget_item', 'project', ids) : [],
     parts.updates ? lookup.byColumn('project_update', 'project', ids) : [],
   ]);
-  const locationsOf = groupBy(locations.sort((a, b) => a.id - b.id), 'project');
+  const locationsOf = groupBy(locations, 'project');
   const itemsOf = groupBy(items, 'project');
   const updatesOf = groupBy(updates.sort((a, b) => a.id - b.id), 'project');
-  return projects.map((project) => {
-    const budget = new Map<string, bigint>();
-    for (const item of itemsOf.get(project.id) ?? []) {
-      const currency = item.currency || project.currency;
-      budget.set(currency, (budget.get(currency) ?? 0n) + toCents(item.amount));
-    }
-    const countries = (locationsOf.get(project.id) ?? []).filter((location) => location.country).map((location) => codeName('country', location.country));
-    return { project, published: project.publishing_status === 'published', countries: [...new Set(countries)], locations: (locationsOf.get(project.id) ?? []).length, budget, updates: updatesOf.get(project.id) ?? [] };
-  });
+  return projects.map((project) => ({
+    project,
+    published: project.publishing_status === 'published',
+    countries: countryNames(locationsOf.get(project.id) ?? []),
+    locations: (locationsOf.get(project.id) ?? []).length,
+    budget: totalsByCurrency((itemsOf.get(project.id) ?? []).map((item) => [itemCurrency(item, project), toCents(item.amount)])),
+    updates: updatesOf.get(project.id) ?? [],
+  }));
 }
 
 export async function partnerProjects(organisation: Row, context: ReportContext): Promise<PartnerProject[]> {

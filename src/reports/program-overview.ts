@@ -4,11 +4,10 @@
  * grandchildren the caller may see), and what each contributed. A contributor's period counts
  * toward the root's period of the indicator with the same title and the same start and end.
  */
-import { codeName } from '../codelists/index.ts';
 import type { Row } from '../resources/define.ts';
 import { centsText, sumCents } from './numbers.ts';
 import { projectsResults, type IndicatorLine, type PeriodLine } from './project-results.ts';
-import { groupBy, type ReportContext } from './source.ts';
+import { countryNames, groupBy, type ReportContext } from './source.ts';
 
 /** Levels below the root whose projects contribute (spec: two). */
 const DEPTH = 2;
@@ -66,8 +65,8 @@ export async function programOverview(program: Row, context: ReportContext): Pro
     projectsResults(team.map((member) => member.project), context),
     context.lookup.byColumn('project_location', 'project', team.map((member) => member.project.id)),
   ]);
-  const countriesOf = groupBy(locations.sort((a, b) => a.id - b.id), 'project');
-  const countries = (id: number) => [...new Set((countriesOf.get(id) ?? []).filter((location) => location.country).map((location) => codeName('country', location.country)))];
+  const locationsOf = groupBy(locations, 'project');
+  const countries = (id: number) => countryNames(locationsOf.get(id) ?? []);
   // Each member's actual per (indicator title, period dates).
   const actuals = team.map((member, index) => {
     const byKey = new Map<string, string>();

@@ -6,7 +6,7 @@ import { budgetItemLabels } from '../codelists/index.ts';
 import type { Row } from '../resources/define.ts';
 import { compareText } from '../text/sortkey.ts';
 import { progress, type IndicatorLine, type ProjectResults } from './project-results.ts';
-import { toCents } from './numbers.ts';
+import { centsText, grade, itemCurrency, sumCents, toCents, totalsByCurrency, type Grade } from './numbers.ts';
 import type { ReportContext } from './source.ts';
 
 const ROLE_NAMES: Readonly<Record<number, string>> = { 1: 'funding', 2: 'accountable', 3: 'extending', 4: 'implementing', 101: 'reporting' };
@@ -26,14 +26,11 @@ export interface BudgetLine {
   currency: string;
 }
 
-export type Grade = 'high' | 'medium' | 'low';
-
 export interface IndicatorGrade {
   title: string;
   progress: number | null;
   grade: Grade | null;
 }
-
 
 /** Partners by organisation name (D7 key), each with its roles in IATI order. */
 export async function partners(project: Row, context: ReportContext): Promise<Partner[]> {
@@ -54,24 +51,16 @@ export async function budget(project: Row, context: ReportContext): Promise<{ li
     start: item.period_start,
     end: item.period_end,
     cents: toCents(item.amount),
-    currency: item.currency || project.currency,
+    currency: itemCurrency(item, project),
   }));
-  const totals = new Map<string, bigint>();
-  for (const line of lines) totals.set(line.currency, (totals.get(line.currency) ?? 0n) + line.cents);
-  return { lines, totals: [...totals].sort(([a], [b]) => (a < b ? -1 : 1)) };
+  return { lines, totals: totalsByCurrency(lines.map((line) => [line.currency, line.cents])) };
 }
 
-/** high 85–100 %, medium 50–84 %, low 0–49 % (and beyond 100 % is high). */
-export function grade(percent: number | null): Grade | null {
-  if (percent === null) return null;
-  return percent >= 85 ? 'high' : percent >= 50 ? 'medium' : 'low';
-}
-
-/** A quantitative indicator's progress over its periods in range: their actuals over their targets. */
+/** A quantitative indicator's progress over its periods in range: their actuals over their targets, summed exactly. */
 function indicatorGrade(indicator: IndicatorLine): IndicatorGrade {
-  const sum = (values: string[]) => values.filter((value) => value.trim() !== '' && Number.isFinite(Number(value))).reduce((total, value) => total + Number(value), 0);
+  const sum = (values: string[]) => centsText(sumCents(values.filter((value) => value.trim() !== '' && Number.isFinite(Number(value)))));
   const targets = indicator.periods.map((period) => period.target);
-  const percent = targets.some((target) => target.trim() !== '') ? progress(String(sum(indicator.periods.map((period) => period.actual))), String(sum(targets))) : null;
+  const percent = targets.some((target) => target.trim() !== '') ? progress(sum(indicator.periods.map((period) => period.actual)), sum(targets)) : null;
   return { title: indicator.title, progress: percent, grade: grade(percent) };
 }
 

@@ -7,6 +7,7 @@ import { codeName } from '../codelists/index.ts';
 import type { Row } from '../resources/define.ts';
 import { compareText } from '../text/sortkey.ts';
 import { byCountry, partnerProjects, projectStatus, type PartnerProject, type ProjectStatus } from './organisation-projects.ts';
+import { totalsByCurrency } from './numbers.ts';
 import type { ReportContext } from './source.ts';
 
 export interface OrganisationFacts {
@@ -52,8 +53,6 @@ export async function projectsOverview(organisation: Row, context: ReportContext
     context.lookup.byColumn('employment', 'organisation', [organisation.id]),
   ]);
   const published = projects.filter((line) => line.published);
-  const funding = new Map<string, bigint>();
-  for (const line of published) for (const [currency, cents] of line.budget) funding.set(currency, (funding.get(currency) ?? 0n) + cents);
   const statuses = counted(projects.map((line) => projectStatus(line.project, context.today)));
   const years = counted(published.map((line) => (line.project.date_start_planned ?? '').slice(0, 4) || 'not set'));
   const countries = new Map<string, { projects: number; updates: number }>();
@@ -74,7 +73,7 @@ export async function projectsOverview(organisation: Row, context: ReportContext
       updates: published.reduce((total, line) => total + line.updates.length, 0),
       users: new Set(employments.filter((employment) => employment.is_approved).map((employment) => employment.user)).size,
     },
-    funding: [...funding].sort(([a], [b]) => (a < b ? -1 : 1)),
+    funding: totalsByCurrency(published.flatMap((line) => line.budget)),
     byStatus: (['planned', 'active', 'completed'] as const).map((status) => [status, statuses.get(status) ?? 0]),
     byStartYear: [...years].sort(([a], [b]) => (a === 'not set' ? 1 : b === 'not set' ? -1 : a < b ? -1 : 1)),
     byCountry: [...countries].map(([country, counts]) => ({ country, ...counts })).sort((a, b) => compareText(a.country, b.country)),

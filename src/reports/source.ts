@@ -1,4 +1,5 @@
 /** What a report model reads through: the store's batched lookups, as the caller may see them. */
+import { codeName } from '../codelists/index.ts';
 import type { Caller, Lookup, Row } from '../resources/define.ts';
 import type { DateRange } from './params.ts';
 
@@ -38,4 +39,9 @@ export function groupBy<T extends Record<string, unknown>>(rows: readonly T[], k
     else groups.set(row[key], [row]);
   }
   return groups;
+}
+
+/** The names of the countries of a project's locations, in location order, each once. */
+export function countryNames(locations: readonly Row[]): string[] {
+  return [...new Set([...locations].sort((a, b) => a.id - b.id).filter((location) => location.country).map((location) => codeName('country', location.country)))];
 }

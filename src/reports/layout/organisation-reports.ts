@@ -12,7 +12,7 @@ const joinedCountries = (line: PartnerProject) => line.countries.join(', ');
 
 /** Budget and currency cells: one currency as money, several (rare) as a list. */
 function budgetCells(line: PartnerProject): [TableCell, TableCell] {
-  const entries = [...line.budget].sort(([a], [b]) => (a < b ? -1 : 1));
+  const entries = line.budget;
   if (entries.length === 0) return [{ cents: 0n }, line.project.currency];
   if (entries.length === 1) return [{ cents: entries[0][1] }, entries[0][0]];
   return [entries.map(([currency, cents]) => `${currency} ${centsText(cents, true)}`).join('; '), entries.map(([currency]) => currency).join(', ')];

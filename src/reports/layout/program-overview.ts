@@ -1,5 +1,5 @@
 /** program-overview laid out: per result, indicator and period, the aggregate and each contributor's share as a bar. */
-import { progressBar, type Block, type ReportDocument } from '../document.ts';
+import { shareBar, type Block, type ReportDocument } from '../document.ts';
 import { periodText } from '../numbers.ts';
 import type { ProgramOverview } from '../program-overview.ts';
 
@@ -17,7 +17,7 @@ export function programOverviewDocument(model: ProgramOverview): ReportDocument 
           kind: 'table',
           headers: ['Level', 'Project', 'Countries', 'Actual', 'Share'],
           widths: [0.8, 4, 2.5, 1.4, 2],
-          rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual, progressBar(line.share)]),
+          rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual, shareBar(line.share)]),
         });
       }
     }

@@ -3,7 +3,7 @@
  * its periods in range with progress bars, comments on request, approved update texts for
  * qualitative indicators and each period's disaggregation targets.
  */
-import { progressBar, type Block, type ReportDocument, type TableCell } from '../document.ts';
+import { NO_BAR, progressBar, type Block, type ReportDocument, type TableCell } from '../document.ts';
 import { periodText } from '../numbers.ts';
 import type { ProjectHeader } from '../project-header.ts';
 import type { DisaggregationValue, IndicatorLine, PeriodLine, ProjectResults } from '../project-results.ts';
@@ -37,7 +37,7 @@ function periodRows(period: PeriodLine, disaggregations: readonly Disaggregation
   if (comments) row.push(period.targetComment, period.actualComment);
   const breakdown = disaggregations
     .filter((value) => period.targets.has(value.id))
-    .map((value) => [`  ${value.dimension}: ${value.value}`, period.targets.get(value.id) ?? '', '', { bar: null, label: '' }, ...(comments ? ['', ''] : [])]);
+    .map((value) => [`  ${value.dimension}: ${value.value}`, period.targets.get(value.id) ?? '', '', NO_BAR, ...(comments ? ['', ''] : [])]);
   return [row, ...breakdown];
 }
 

@@ -4,7 +4,8 @@
  * embedded (fonts.ts), chosen run by run, so every character of the data is drawn.
  */
 import pdfmake, { type Content, type DocumentDefinition } from 'pdfmake';
-import { cellText, isBar, isNumeric, type Block, type ReportDocument, type TableCell } from '../document.ts';
+import { cellText, isBar, isNumeric, type Bar, type Block, type ReportDocument, type TableCell } from '../document.ts';
+import type { Grade } from '../numbers.ts';
 import { FONTS, fontRuns } from './fonts.ts';
 
 pdfmake.setFonts(FONTS);
@@ -29,19 +30,21 @@ function runs(text: string): string | Content[] {
   return cut.map(([part, font]) => ({ text: part, font }));
 }
 
-function barCell(percent: number | null, label: string): Content {
-  if (percent === null) return { text: '' };
-  const filled = (Math.max(0, Math.min(percent, 100)) / 100) * BAR_WIDTH;
+const GRADE_COLOURS: Record<Grade, string> = { high: '#2e8540', medium: '#e0a526', low: '#c0392b' };
+
+function barCell({ bar, grade, label }: Bar): Content {
+  if (bar === null) return { text: '' };
+  const filled = (Math.max(0, Math.min(bar, 100)) / 100) * BAR_WIDTH;
   return {
     stack: [
-      { canvas: [{ type: 'rect', x: 0, y: 0, w: BAR_WIDTH, h: 6, color: '#e3e8ee' }, { type: 'rect', x: 0, y: 0, w: filled, h: 6, color: percent >= 85 ? '#2e8540' : percent >= 50 ? '#e0a526' : '#c0392b' }] },
+      { canvas: [{ type: 'rect', x: 0, y: 0, w: BAR_WIDTH, h: 6, color: '#e3e8ee' }, { type: 'rect', x: 0, y: 0, w: filled, h: 6, color: grade ? GRADE_COLOURS[grade] : ACCENT }] },
       { text: label, fontSize: 7, color: '#555555', margin: [0, 1, 0, 0] },
     ],
   };
 }
 
 function tableCell(cell: TableCell): Content {
-  if (isBar(cell)) return barCell(cell.bar, cell.label);
+  if (isBar(cell)) return barCell(cell);
   return { text: runs(cellText(cell)), alignment: isNumeric(cell) ? 'right' : 'left' };
 }
 
