@@ -19,10 +19,14 @@ function start(name: string, command: string, args: string[], env: NodeJS.Proces
     const child: ChildProcess = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const timer = setTimeout(() => reject(new Error(`${name} did not start: ${output}`)), 300_000);
+    let started = false;
     const onData = (chunk: Buffer) => {
+      // Once started, its log (a line per request) is read and let go.
+      if (started) return;
       output += chunk.toString();
       const match = pattern.exec(output);
       if (!match) return;
+      started = true;
       clearTimeout(timer);
       resolve({
         name,

@@ -2,17 +2,18 @@
  * rsr-api's command line: serve | migrate | import | export | demo.
  * Configuration comes from the environment (config.ts); messages go to stderr, data to files.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from './config.ts';
-import { buildApp } from './http/app.ts';
+import { serve } from './commands/serve.ts';
+import { loadDemo, writeDemoFiles } from './commands/demo.ts';
+import { progress, say, summary, Unavailable, UsageError } from './commands/messages.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { maskUrl } from './ops/redact.ts';
 import { openEngine, type Engine } from './store/engine/index.ts';
 import { exportDataset, readDataset } from './store/dataset-files.ts';
-import { ImportError, importRecords, type DatasetSource } from './store/import.ts';
-import { migrate, schemaGate } from './store/migrations.ts';
-import { createToken, createUser, revokeTokens, UserError, type NewUser } from './store/users.ts';
+import { ImportError, importRecords } from './store/import.ts';
+import { migrate } from './store/migrations.ts';
+import { createToken, createUser, revokeTokens, UserError } from './store/users.ts';
 
 const USAGE = `usage: rsr-api <command>
   serve [--demo]                 start the API on PORT (default 8000); --demo fills an empty database with demo data
@@ -31,7 +32,10 @@ const USAGE = `usage: rsr-api <command>
 
 environment (README, Configuration):
   PORT (8000)  HOST (127.0.0.1)  DATABASE_URL (sqlite:./data/rsr.sqlite, or postgres://user:password@host:5432/name)
-  DATABASE_POOL_SIZE (10)  TIME_ZONE (Europe/Stockholm)  TRUST_PROXY (off)  ALLOWED_HOSTS (any)`;
+  DATABASE_POOL_SIZE (10)  TIME_ZONE (Europe/Stockholm)  TRUST_PROXY (off)  ALLOWED_HOSTS (any)
+  LOG_LEVEL (info)  LOG_FORMAT (pretty in a terminal, else json)  METRICS_TOKEN (none)  CORS_ORIGINS (none)
+  RATE_LIMIT (off, e.g. 600/minute)  REQUEST_TIMEOUT (30 s)  HEADERS_TIMEOUT (10 s)  KEEP_ALIVE_TIMEOUT (65 s)
+  STATEMENT_TIMEOUT_MS (10000)  MAX_EVENT_LOOP_DELAY_MS (200)  SHUTDOWN_TIMEOUT (25 s)`;
 
 const COMMANDS = new Set(['serve', 'migrate', 'import', 'export', 'demo', 'user', 'token']);
 
@@ -44,100 +48,15 @@ function version(): string {
   return 'unknown';
 }
 
-class UsageError extends Error {}
-/** The database cannot be reached: said in one line, without a stack. */
-class Unavailable extends Error {}
-
-const say = (message: string) => process.stderr.write(`${message}\n`);
-const formatCount = (count: number) => count.toLocaleString('en-US');
-
-async function open(config: Config): Promise<Engine> {
-  const engine = openEngine(config.databaseUrl, { poolSize: config.databasePoolSize });
+/** The database of DATABASE_URL with its schema current; the migrations it took to get there. */
+async function open(config: Config): Promise<{ engine: Engine; applied: number[] }> {
+  const engine = openEngine(config.databaseUrl, { poolSize: config.databasePoolSize, statementTimeoutMs: 0 });
   try {
-    await migrate(engine);
+    return { engine, applied: await migrate(engine) };
   } catch (error) {
     await engine.close();
-    throw engine.isUnavailable(error) ? new Unavailable(`the database is unavailable (${(error as Error).message})`) : error;
+    throw engine.isUnavailable(error) ? new Unavailable(`the database is unavailable (${maskUrl((error as Error).message)})`) : error;
   }
-  return engine;
-}
-
-async function demoSources(scale: number, seed: number): Promise<DatasetSource[]> {
-  const { generateDemo } = await import('../demo/generate.ts');
-  return generateDemo({ scale, seed }).map(({ entity, records }) => ({ file: entity, label: `demo ${entity}`, records }));
-}
-
-const progress = (file: string, records: number) => say(`  ${file}: ${formatCount(records)} records…`);
-
-function summary(counts: Map<string, number>): string {
-  return [...counts].filter(([, count]) => count > 0).map(([file, count]) => `${file} ${formatCount(count)}`).join(', ');
-}
-
-async function loadDemo(engine: Engine, scale: number, seed: number, replace: boolean): Promise<void> {
-  const started = Date.now();
-  say(`Generating the demo dataset (scale ${scale}, seed ${seed}) into ${engine.location}…`);
-  const counts = await importRecords(engine, await demoSources(scale, seed), { replace, progress });
-  say(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary(counts)}`);
-}
-
-/**
- * Four users to try writes with at once, their keys printed this once: an administrator, and a
- * project editor, an enumerator and a plain user at the reporting organisation of a published project.
- */
-async function createDemoUsers(engine: Engine): Promise<void> {
-  const partner = await engine.db
-    .selectFrom('partnership as p')
-    .innerJoin('project as j', 'j.id', 'p.project')
-    .innerJoin('organisation as o', 'o.id', 'p.organisation')
-    .select(['o.id as id', 'o.name as name', 'j.id as project'])
-    .where('p.iati_organisation_role', '=', 101)
-    .where('j.publishing_status', '=', 'published')
-    .orderBy('j.id')
-    .executeTakeFirstOrThrow();
-  const organisation = partner.id as number;
-  const people: [string, string, Omit<NewUser, 'email' | 'firstName' | 'lastName'>][] = [
-    ['administrator', 'admin', { admin: true }],
-    ['project editor', 'editor', { organisation, role: 'Project Editors' }],
-    ['enumerator', 'enumerator', { organisation, role: 'Enumerators' }],
-    ['user', 'user', { organisation, role: 'Users' }],
-  ];
-  say(`Demo users (their keys are shown this once; organisation ${organisation} "${partner.name}" is a partner of project ${partner.project}):`);
-  for (const [title, name, options] of people) {
-    const email = `${name}@demo.rsr-api.org`;
-    await createUser(engine, { email, firstName: title.charAt(0).toUpperCase() + title.slice(1), lastName: 'Demo', ...options });
-    say(`  ${title.padEnd(15)} ${email.padEnd(28)} Authorization: Token ${await createToken(engine, email)}`);
-  }
-}
-
-async function serve(config: Config, withDemo: boolean): Promise<void> {
-  const engine = openEngine(config.databaseUrl, { poolSize: config.databasePoolSize });
-  const schemaReady = schemaGate(engine);
-  let contents = 'database unavailable: answering 503 until it is back';
-  try {
-    await schemaReady();
-    const projects = async () => Number((await engine.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
-    if (withDemo && (await projects()) === 0) {
-      await loadDemo(engine, 1, 1, false);
-      await createDemoUsers(engine);
-    }
-    // Projects, not all records: counting every table of a large database would delay start-up.
-    contents = `${formatCount(await projects())} projects`;
-  } catch (error) {
-    if (!engine.isUnavailable(error)) throw error;
-  }
-  const app = buildApp({ engine, schemaReady, timeZone: config.timeZone, trustProxy: config.trustProxy, allowedHosts: config.allowedHosts });
-  await app.listen({ port: config.port, host: config.host });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const shown = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
-  say(`rsr-api listening on http://${shown}:${port}/rest/v1/ (${engine.name} ${engine.location}: ${contents})`);
-  const stop = async () => {
-    await app.close();
-    await engine.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 function number(value: string | undefined, name: string, fallback: number): number {
@@ -171,11 +90,13 @@ async function run(argv: string[]): Promise<void> {
   if (!COMMANDS.has(command)) throw new UsageError(`unknown command '${command}'`);
   const config = loadConfig();
   if (command === 'serve') return serve(config, values.demo ?? false);
-  const engine = await open(config);
+  // Files only: no database of DATABASE_URL is opened.
+  if (command === 'demo' && !values.load) return writeDemoFiles(dir ?? './data/demo', number(values.scale, 'scale', 1), number(values.seed, 'seed', 1), config.timeZone);
+  const { engine, applied } = await open(config);
   try {
     switch (command) {
       case 'migrate':
-        say(`Schema of ${engine.location} is up to date.`);
+        say(applied.length ? `Applied migration${applied.length > 1 ? 's' : ''} ${applied.join(', ')} to ${maskUrl(engine.location)}.` : `Schema of ${maskUrl(engine.location)} is up to date.`);
         return;
       case 'import': {
         if (!dir) throw new UsageError('import needs a dataset directory');
@@ -190,7 +111,7 @@ async function run(argv: string[]): Promise<void> {
         return;
       }
       case 'demo':
-        return await demo(engine, config, dir, values);
+        return await loadDemo(engine, number(values.scale, 'scale', 1), number(values.seed, 'seed', 1), values.replace ?? false);
       case 'user':
         return await userCommand(engine, dir, values);
       case 'token':
@@ -229,25 +150,12 @@ async function tokenCommand(engine: Engine, action: string | undefined, key: str
   throw new UsageError(`unknown token command '${action ?? ''}'`);
 }
 
-async function demo(engine: Engine, config: Config, dir: string | undefined, values: { scale?: string; seed?: string; load?: boolean; replace?: boolean }): Promise<void> {
-  const scale = number(values.scale, 'scale', 1);
-  const seed = number(values.seed, 'seed', 1);
-  if (values.load) return loadDemo(engine, scale, seed, values.replace ?? false);
-  // Files are written through a scratch database, so they hold exactly what an export gives.
-  const scratchDir = mkdtempSync(join(tmpdir(), 'rsr-demo-'));
-  const scratch = openEngine(`sqlite:${join(scratchDir, 'demo.sqlite')}`);
-  try {
-    await migrate(scratch);
-    await loadDemo(scratch, scale, seed, false);
-    const target = dir ?? './data/demo';
-    say(`Wrote ${target}: ${summary(await exportDataset(scratch, target, config.timeZone))}`);
-  } finally {
-    await scratch.close();
-    rmSync(scratchDir, { recursive: true, force: true });
-  }
-}
-
 run(process.argv.slice(2)).catch((error: unknown) => {
+  // A setting that cannot be used: one line, and status 2, as for a usage error of most tools.
+  if (error instanceof ConfigError) {
+    say(`rsr-api: ${error.message}`);
+    process.exit(2);
+  }
   // Our own refusals and node:util's parseArgs errors are a user's mistake: the message alone.
   const argumentError = error instanceof Error && String((error as { code?: unknown }).code ?? '').startsWith('ERR_PARSE_ARGS');
   if (error instanceof ImportError || error instanceof UsageError || error instanceof UserError || error instanceof Unavailable || argumentError) {

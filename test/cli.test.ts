@@ -10,23 +10,58 @@ import { FIXTURE, request } from './support/server.ts';
 const scratch = () => mkdtempSync(join(tmpdir(), 'rsr-cli-'));
 
 describe('command line', () => {
-  test('serve --demo fills an empty database, says where it listens and how much it holds', async () => {
-    const server = await startCliServer(['--demo'], { DATABASE_URL: `sqlite:${join(scratch(), 'demo.sqlite')}` });
+  test('serve --demo fills an empty database, says where it listens and how much it holds; keys only to a terminal', async () => {
+    const database = `sqlite:${join(scratch(), 'demo.sqlite')}`;
+    const server = await startCliServer(['--demo'], { DATABASE_URL: database });
     try {
       assert.match(server.output(), /listening on http:\/\/localhost:\d+\/rest\/v1\/ \(sqlite .*demo\.sqlite: 600 projects\)/);
       const answer = await request(server.base, '/rest/v1/budget_item/?page=2&ordering=-amount');
       assert.equal(answer.status, 200);
       assert.equal(answer.body.results.length, 30);
-      // The demo users' keys are printed, and the project editor's works for a write.
-      const keys = [...server.output().matchAll(/^ {2}(\w[\w ]+?) +\S+@demo\.rsr-api\.org +Authorization: Token ([0-9a-f]{40})$/gm)];
-      assert.deepEqual(keys.map((match) => match[1]), ['administrator', 'project editor', 'enumerator', 'user']);
+      // Not a terminal (a log collector): the users are named, their keys are not printed.
+      const users = [...server.output().matchAll(/^ {2}(\w[\w ]+?) +(\S+@demo\.rsr-api\.org)$/gm)];
+      assert.deepEqual(users.map((match) => match[1]), ['administrator', 'project editor', 'enumerator', 'user']);
+      assert.doesNotMatch(server.output(), /Token [0-9a-f]{40}/);
+      assert.match(server.output(), /Keys are printed only to a terminal; make one with: rsr-api token create --email admin@demo\.rsr-api\.org/);
+      // A key made for the project editor works for a write.
+      const key = await runCli(['token', 'create', '--email', 'editor@demo.rsr-api.org'], { DATABASE_URL: database });
       const project = Number(/partner of project (\d+)/.exec(server.output())?.[1]);
       const created = await request(server.base, '/rest/v1/link/', {
         method: 'POST',
-        headers: { authorization: `Token ${keys[1][2]}`, 'content-type': 'application/json' },
+        headers: { authorization: `Token ${key.stdout.trim()}`, 'content-type': 'application/json' },
         body: JSON.stringify({ project, url: 'https://example.org/demo' }),
       });
       assert.equal(created.status, 201, created.text);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('serve --demo on a terminal prints the demo keys, once: only when it creates the users', async () => {
+    const database = `sqlite:${join(scratch(), 'demo.sqlite')}`;
+    const first = await startCliServer(['--demo'], { DATABASE_URL: database }, 60_000, true);
+    try {
+      const keys = [...first.output().matchAll(/^ {2}(\w[\w ]+?) +\S+@demo\.rsr-api\.org +Authorization: Token ([0-9a-f]{40})$/gm)];
+      assert.deepEqual(keys.map((match) => match[1]), ['administrator', 'project editor', 'enumerator', 'user']);
+      const signedIn = await request(first.base, '/rest/v1/my_projects/', { headers: { authorization: `Token ${keys[0][2]}` } });
+      assert.equal(signedIn.status, 200);
+    } finally {
+      await first.kill();
+    }
+    const again = await startCliServer(['--demo'], { DATABASE_URL: database }, 60_000, true);
+    try {
+      assert.match(again.output(), /600 projects/);
+      assert.doesNotMatch(again.output(), /Demo users|Token [0-9a-f]{40}/);
+    } finally {
+      await again.kill();
+    }
+  });
+
+  test('serve without --demo never fills a database', async () => {
+    const server = await startCliServer([], { DATABASE_URL: `sqlite:${join(scratch(), 'empty.sqlite')}` });
+    try {
+      assert.match(server.output(), /listening on http:\/\/localhost:\d+\/rest\/v1\/ \(sqlite .*empty\.sqlite: 0 projects\)/);
+      assert.equal((await request(server.base, '/rest/v1/budget_item/')).body.count, 0);
     } finally {
       await server.stop();
     }
@@ -58,7 +93,9 @@ describe('command line', () => {
     const help = await runCli(['--help'], {});
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage: rsr-api <command>\n {2}serve \[--demo\]/);
-    for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'TIME_ZONE', 'TRUST_PROXY', 'ALLOWED_HOSTS']) assert.ok(help.stdout.includes(name), name);
+    const documented = [...readFileSync(new URL('../README.md', import.meta.url), 'utf8').matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]).filter((name) => name !== 'TEST_POSTGRES_URL');
+    assert.ok(documented.length >= 18, documented.join());
+    for (const name of documented) assert.ok(help.stdout.includes(name), name);
     assert.equal(help.stderr, '');
     const version = await runCli(['--version'], {});
     assert.deepEqual([version.code, version.stdout, version.stderr], [0, `${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`, '']);

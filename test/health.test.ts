@@ -13,7 +13,7 @@ import { schemaGate } from '../src/store/migrations.ts';
 import { testStores, useServer } from './support/server.ts';
 
 async function probe(base: string, path: string) {
-  const answer = await fetch(`${base}${path}`);
+  const answer = await fetch(`${base}${path}`, { headers: { 'x-request-id': 'probe-1' } });
   const headers = Object.fromEntries([...answer.headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)));
   return { status: answer.status, headers, body: await answer.json() };
 }
@@ -26,7 +26,10 @@ for (const store of testStores()) {
       const answer = await probe(server.base, '/healthz');
       assert.deepEqual(answer.body, { status: 'ok' });
       assert.equal(answer.status, 200);
-      assert.deepEqual(answer.headers, { 'cache-control': 'no-store', 'content-type': 'application/json', vary: 'Accept', etag: answer.headers.etag, 'content-length': '15' });
+      assert.deepEqual(answer.headers, {
+        'cache-control': 'no-store', 'content-type': 'application/json', vary: 'Accept', etag: answer.headers.etag, 'content-length': '15', 'x-request-id': 'probe-1',
+        'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag, Location, Allow, Retry-After, Content-Disposition, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+      });
       assert.match(answer.headers.etag, /^"[\w-]{27}"$/);
     });
 

@@ -182,14 +182,18 @@ for (const store of testStores()) {
       const plain = await rawRequest(server.base, '/rest/v1/budget_item/?variant=plain');
       for (const [index, [method, headers, encoding]] of variants.entries()) {
         const path = `/rest/v1/budget_item/?variant=${index}`;
-        const first = await rawRequest(server.base, path, { method, headers });
-        const second = await rawRequest(server.base, path, { method, headers });
+        // The same request id both times: it is the one header the caller chooses (observe.ts).
+        const asked = { ...headers, 'x-request-id': `variant-${index}` };
+        const first = await rawRequest(server.base, path, { method, headers: asked });
+        const second = await rawRequest(server.base, path, { method, headers: asked });
         const label = `${method} ${JSON.stringify(headers)}`;
         assert.equal(first.status, 200);
         // What the first answer says, header by header, as the routes and plugins would.
         assert.deepEqual([...first.headers.keys()].filter((name) => name !== 'date' && name !== 'connection' && name !== 'keep-alive'),
-          ['allow', 'content-type', 'etag', 'vary', ...(encoding ? ['content-encoding'] : []), 'content-length'].sort(), label);
+          ['access-control-allow-origin', 'access-control-expose-headers', 'allow', 'content-type', 'etag', 'vary', 'x-request-id', ...(encoding ? ['content-encoding'] : []), 'content-length'].sort(), label);
         assert.equal(first.headers.get('allow'), LIST_ALLOW, label);
+        assert.equal(first.headers.get('x-request-id'), `variant-${index}`, label);
+        assert.equal(first.headers.get('access-control-allow-origin'), '*', label);
         assert.equal(first.headers.get('content-type'), 'application/json', label);
         assert.equal(first.headers.get('vary'), encoding ? 'Accept, Accept-Encoding' : 'Accept', label);
         assert.equal(first.headers.get('content-encoding'), encoding, label);
@@ -212,7 +216,7 @@ for (const store of testStores()) {
           const label = `${format} ${asked ?? 'identity'}`;
           const encoding = asked;
           const path = `/rest/v1/organisation/?format=${format}&variant=${asked}`;
-          const headers: Record<string, string> = asked ? { 'accept-encoding': asked } : {};
+          const headers: Record<string, string> = { 'x-request-id': label.replace(' ', '-'), ...(asked ? { 'accept-encoding': asked } : {}) };
           const fresh = await rawRequest(server.base, path, { headers });
           // Large enough to be compressed for clients that ask.
           if (!asked) assert.ok(Number(fresh.headers.get('content-length')) > 1024, label);

@@ -1,12 +1,18 @@
 /** The Fastify application: resource routes, the API root, and the answers every route shares. */
-import { STATUS_CODES } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Limits } from '../config.ts';
+import type { Logger } from '../ops/logger.ts';
+import { Metrics } from '../ops/metrics.ts';
 import { RESOURCES } from '../resources/index.ts';
 import type { Engine } from '../store/engine/index.ts';
 import { Reader } from '../store/reader.ts';
 import { registerAuthentication } from './auth.ts';
-import { ApiError, clientError, databaseUnavailable, invalidHost, jsonParseError, notFound, refusedByFramework, serverError, unsupportedMediaType } from './errors.ts';
+import { ApiError, clientError, databaseUnavailable, invalidHost, jsonParseError, notFound, queryTooLong, refusedByFramework, serverError, unsupportedMediaType } from './errors.ts';
+import { registerCors, registerLoadShedding, registerRateLimit, type RateLimit } from './guards.ts';
+import { registerMetricsRoute, registerObservation, requestId } from './observe.ts';
 import { representError, representJson, send } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
 import { registerHealth } from './health.ts';
@@ -25,56 +31,92 @@ export interface AppOptions {
   trustProxy?: boolean;
   /** Django's ALLOWED_HOSTS: `next`/`previous` links are built from the Host a request names, so only these may be named. */
   allowedHosts?: string[] | null;
-  logger?: boolean;
+  /** Where requests and errors are logged (ops/logger.ts); none: nowhere. */
+  logger?: Logger;
+  /** The figures GET /metrics shows; the engine's queries are fed to the same (cli.ts). */
+  metrics?: Metrics;
+  /** Time limits and load shedding; unset ones as in config.ts, load shedding off. */
+  limits?: Partial<Limits>;
+  /** Origins allowed signed-in requests and writes from scripts (guards.ts). */
+  corsOrigins?: readonly string[];
+  rateLimit?: RateLimit | null;
+  /** When set, GET /metrics asks for it as a Bearer token. */
+  metricsToken?: string | null;
 }
 
 /** Request bodies over 1 MiB are refused with 413 (http.md). */
 const BODY_LIMIT = 1024 * 1024;
+const DEFAULT_LIMITS = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 65_000, maxEventLoopDelayMs: 0 };
+
+/**
+ * Node's HTTP server with the time limits set: a client slower than them is answered 408 and
+ * disconnected; the limits are checked a few times per headers timeout.
+ */
+function serverWithLimits(limits: typeof DEFAULT_LIMITS) {
+  return (handler: Parameters<typeof createServer>[1]) => {
+    const server = createServer({
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(limits.headersTimeoutMs / 4))),
+    }, handler);
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+    return server;
+  };
+}
 
 const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => send(request, reply, representError(reply, error));
 
 export function buildApp(options: AppOptions): FastifyInstance {
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const metrics = options.metrics ?? new Metrics();
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
+    // One line per request, written by observe.ts when it is answered.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    genReqId: requestId,
+    serverFactory: serverWithLimits(limits),
     trustProxy: options.trustProxy ?? false,
     bodyLimit: BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false, maxParamLength: 500 },
     // A path that cannot be decoded, or a segment too long to be an id, names nothing here.
-    frameworkErrors: (error, request, reply) => void sendError(request, reply as unknown as FastifyReply, notFound(false)),
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      void sendError(request, reply as unknown as FastifyReply, notFound(false));
+    },
     clientErrorHandler: answerClientError,
   });
   const responses = new ResponseCache(options.engine);
-  const services: Services = { engine: options.engine, reader: options.reader ?? new Reader(options.engine), responses, timeZone: options.timeZone };
+  const reader = options.reader ?? new Reader(options.engine);
+  const services: Services = { engine: options.engine, reader, responses, metrics, timeZone: options.timeZone };
   app.decorate('services', services);
+  metrics.watch({
+    responseCache: () => responses.stats(),
+    countCache: () => ({ hits: reader.counts.hits, misses: reader.counts.misses, entries: reader.counts.size }),
+    pool: () => options.engine.poolStats(),
+  });
 
-  const allowed = options.allowedHosts;
-  if (allowed) {
-    // First of all hooks: a cached answer's links are as much the Host's as a fresh one's.
-    app.addHook('onRequest', (request, reply, done) => done(request.routeOptions.config.probe || hostAllowed(request.host, allowed) ? undefined : invalidHost()));
-  }
+  // onRequest hooks run in the order registered here, and plugins load in the same order: every
+  // answer, a cached one or a refusal, passes the same steps up to where it is given.
+  const step = (register: (scope: FastifyInstance) => void) => void app.register(fp(async (scope: FastifyInstance) => register(scope)));
+  step((scope) => registerObservation(scope, metrics));
+  registerCors(app, options.corsOrigins ?? []);
+  step((scope) => checkHostAndSchema(scope, options));
+  registerLoadShedding(app, limits.maxEventLoopDelayMs, metrics);
+  step((scope) => registerAuthentication(scope, options.engine));
+  registerRateLimit(app, options.rateLimit ?? null, metrics);
+  step((scope) => responses.register(scope));
 
-  const schemaReady = options.schemaReady;
-  if (schemaReady) {
-    let ready = false;
-    // Hooks every answer passes take callbacks: an async hook costs a promise per request.
-    app.addHook('onRequest', (request, reply, done) => {
-      if (ready || request.routeOptions.config.probe) return done();
-      schemaReady().then(() => {
-        ready = true;
-        done();
-      }, done);
-    });
-  }
-
+  finishConnectionsWhenClosing(app);
   registerBodyParsers(app);
-  registerAuthentication(app, options.engine);
-  responses.register(app);
   for (const resource of RESOURCES) void app.register(resourceRoutes, { resource });
-  registerReports(app);
-  registerHealth(app);
-  app.get('/rest/v1/', async (request, reply) => {
-    const names = RESOURCES.map((resource) => resource.name).sort();
-    return send(request, reply, representJson(reply, Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]))));
+  void app.register(async (scope) => {
+    registerReports(scope);
+    registerHealth(scope);
+    registerMetricsRoute(scope, metrics, options.metricsToken ?? null);
+    scope.get('/rest/v1/', async (request, reply) => {
+      const names = RESOURCES.map((resource) => resource.name).sort();
+      return send(request, reply, representJson(reply, Object.fromEntries(names.map((name) => [name, `${origin(request)}/rest/v1/${name}/`]))));
+    });
   });
 
   app.setNotFoundHandler(async (request, reply) => {
@@ -88,13 +130,56 @@ export function buildApp(options: AppOptions): FastifyInstance {
   return app;
 }
 
+/**
+ * While the server closes, a kept-alive connection is closed as soon as its request in flight is
+ * answered: otherwise it would hold the shutdown open until its keep-alive timeout.
+ */
+function finishConnectionsWhenClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+    done();
+  });
+}
+
+/**
+ * Django's ALLOWED_HOSTS (a cached answer's links are as much the Host's as a fresh one's), and
+ * the schema gate: requests wait until the schema is current. Probes pass both.
+ */
+function checkHostAndSchema(app: FastifyInstance, options: AppOptions): void {
+  const allowed = options.allowedHosts;
+  if (allowed) {
+    app.addHook('onRequest', (request, reply, done) => done(request.routeOptions.config.probe || hostAllowed(request.host, allowed) ? undefined : invalidHost()));
+  }
+  const schemaReady = options.schemaReady;
+  if (schemaReady) {
+    let ready = false;
+    // Hooks every answer passes take callbacks: an async hook costs a promise per request.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (ready || request.routeOptions.config.probe) return done();
+      schemaReady().then(() => {
+        ready = true;
+        done();
+      }, done);
+    });
+  }
+}
+
 /** Any error a request ends in, as an entry of the catalogue; what is none is logged and 500. */
 function asApiError(error: FastifyError | ApiError, request: FastifyRequest, engine: Engine): ApiError {
   if (error instanceof ApiError) return error;
+  if (engine.isStatementTimeout(error)) {
+    request.log.warn({ err: error, url: request.url }, 'statement timeout');
+    return queryTooLong();
+  }
   if (engine.isUnavailable(error)) return databaseUnavailable();
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return unsupportedMediaType(request.headers['content-type'] ?? '');
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return refusedByFramework(error.statusCode, error.message);
-  request.log.error(error);
+  request.log.error({ err: error }, 'request failed');
   return serverError();
 }
 

@@ -27,6 +27,13 @@ export const permissionDenied = () => new ApiError(403, { detail: 'You do not ha
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
 /** The database is away (outage, restart, a write during an import): worth trying again in a second. */
 export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' }, false, { 'retry-after': '1' });
+/** Shed while the event loop lags (guards.ts): the same request in a few seconds will likely do. */
+export const overloaded = () => new ApiError(503, { detail: 'The service is overloaded; try again shortly.' }, false, { 'retry-after': '10' });
+/** DRF's Throttled, word for word: 429 and when to come back. */
+export const throttled = (seconds: number) =>
+  new ApiError(429, { detail: `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.` }, false, { 'retry-after': String(seconds) });
+/** A statement stopped by STATEMENT_TIMEOUT_MS: this request asks more of the database than one answer may. */
+export const queryTooLong = () => new ApiError(503, { detail: 'The query took too long and was stopped; narrow it with filters or a smaller page.' }, false);
 /** GET /readyz while the service cannot answer: why, for the operator (and a probe's log). */
 export const notReady = (reason: string) => new ApiError(503, { status: 'unavailable', reason }, false, { 'retry-after': '1', 'cache-control': 'no-store' });
 /** Report downloads answer anonymous callers 401 (spec/reports.md), lists 403. */

@@ -37,6 +37,9 @@ async function download(request: FastifyRequest<{ Params: { id: string } }>, rep
   // A client that goes away stops a long report (the organisation export reads batch by batch).
   const abandoned = new AbortController();
   reply.raw.once('close', () => abandoned.abort());
+  const started = performance.now();
+  // Until the last byte is sent: a streamed export is made as it is sent.
+  reply.raw.once('finish', () => request.server.services.metrics.reportSeconds.observe({ report: report.path, format }, (performance.now() - started) / 1000));
   const context = { lookup, caller: request.caller, timeZone, today, range, comments: reportBoolean(lastValue(pairs, 'comment')), signal: abandoned.signal };
   const preview = format === 'pdf' && reportBoolean(lastValue(pairs, 'show-html'));
   const { body, type } = await produce(report, format as ReportFormat, target, context, preview);

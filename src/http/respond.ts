@@ -83,7 +83,16 @@ export function representFile(reply: FastifyReply, body: Buffer, headers: Record
  * are sent) and no compression (the formats streamed are zip files already).
  */
 export function sendStream(reply: FastifyReply, body: Readable, headers: Record<string, string>): FastifyReply {
-  return reply.code(200).headers({ ...headers, vary: 'Accept' }).send(body);
+  return reply.code(200).headers(varied(reply, { ...headers, vary: 'Accept' })).send(body);
+}
+
+/**
+ * What the answer also varies by, set on the reply before (CORS names `Origin` when the answer
+ * depends on it: guards.ts), kept beside the representation's own Vary.
+ */
+function varied(reply: FastifyReply, headers: Record<string, string>): Record<string, string> {
+  const prior = reply.getHeader('vary');
+  return prior === undefined ? headers : { ...headers, vary: `${headers.vary}, ${String(prior)}` };
 }
 
 /** A JSON answer not described by a route schema (the API root, OPTIONS). */
@@ -104,9 +113,9 @@ export function send(request: FastifyRequest, reply: FastifyReply, answer: Repre
   for (const name of ROUTE_HEADERS) reply.removeHeader(name);
   if (answer.etag && matches(request.headers['if-none-match'], answer.etag)) {
     const { 'content-type': _type, 'content-disposition': _disposition, ...kept } = headersOf(answer, encoding);
-    return reply.code(304).headers(kept).send();
+    return reply.code(304).headers(varied(reply, kept)).send();
   }
-  reply.code(answer.status).headers(headersOf(answer, encoding));
+  reply.code(answer.status).headers(varied(reply, headersOf(answer, encoding)));
   if (!encoding) return reply.send(answer.body);
   const ready = answer.compressed[encoding];
   if (ready) return reply.send(ready);
@@ -138,7 +147,7 @@ function headersOf(answer: Representation, encoding: Encoding | null): Record<st
 /** An answer without a body (204 after a delete, 301 to the slashed path). */
 export function sendEmpty(reply: FastifyReply, status: number, headers: Record<string, string> = {}): FastifyReply {
   reply.removeHeader('content-type');
-  return reply.code(status).headers({ ...headers, vary: 'Accept' }).send();
+  return reply.code(status).headers(varied(reply, { ...headers, vary: 'Accept' })).send();
 }
 
 /** If-None-Match as RFC 9110 reads it: `*`, or a list of tags compared weakly. */

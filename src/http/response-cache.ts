@@ -19,9 +19,18 @@ interface Entry {
   bytes: number;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** How the response cache served this request (for its log line); unset where it has no part. */
+    cache: 'hit' | 'miss' | undefined;
+  }
+}
+
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  private hits = 0;
+  private misses = 0;
 
   private readonly engine: Engine;
 
@@ -40,8 +49,14 @@ export class ResponseCache {
     return `${origin(request)}${request.url}|${who}|${request.headers.accept ?? ''}`;
   }
 
+  /** What the metrics show of it. */
+  stats(): { hits: number; misses: number; entries: number; bytes: number } {
+    return { hits: this.hits, misses: this.misses, entries: this.entries.size, bytes: this.bytes };
+  }
+
   /** Answers a GET (or HEAD: Node sends no body then) from the cache at an unchanged data version. */
   register(app: FastifyInstance): void {
+    app.decorateRequest('cache', undefined);
     // A callback hook: a hit on SQLite is answered without a single promise.
     app.addHook('onRequest', (request, reply, done) => {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || this.entries.size === 0) return done();
@@ -56,7 +71,11 @@ export class ResponseCache {
       } catch (error) {
         return done(error as Error);
       }
-      const replay = () => void send(request, reply, kept.answer);
+      const replay = () => {
+        this.hits += 1;
+        request.cache = 'hit';
+        void send(request, reply, kept.answer);
+      };
       if (now !== undefined) return now === kept.version ? replay() : done();
       this.engine.version().then((version) => (version === kept.version ? replay() : done()), done);
     });
@@ -64,6 +83,8 @@ export class ResponseCache {
 
   /** Sends the answer `make` gives, and remembers it for identical requests at this data version. */
   async send(request: FastifyRequest, reply: FastifyReply, make: () => Promise<Representation>): Promise<FastifyReply> {
+    this.misses += 1;
+    request.cache = 'miss';
     const version = await this.engine.version();
     const answer = await make();
     this.remember({ key: this.key(request), version, answer, bytes: answer.body.length });

@@ -1,5 +1,6 @@
 /** What route handlers work with, decorated once on the application (app.ts). */
 import type { FastifyRequest } from 'fastify';
+import type { Metrics } from '../ops/metrics.ts';
 import type { Resource } from '../resources/define.ts';
 import type { Engine } from '../store/engine/index.ts';
 import type { Reader } from '../store/reader.ts';
@@ -9,6 +10,7 @@ export interface Services {
   engine: Engine;
   reader: Reader;
   responses: ResponseCache;
+  metrics: Metrics;
   timeZone: string;
 }
 

@@ -60,10 +60,21 @@ const MAX_ENTRIES = 5000;
  */
 export class VersionedCache<T> {
   private readonly entries = new Map<string, { version: number; value: Promise<T> }>();
+  /** Values found current, and values computed (for the metrics). */
+  hits = 0;
+  misses = 0;
+
+  get size(): number {
+    return this.entries.size;
+  }
 
   async get(version: number, key: string, compute: () => Promise<T>): Promise<T> {
     const cached = this.entries.get(key);
-    if (cached && cached.version === version) return cached.value;
+    if (cached && cached.version === version) {
+      this.hits += 1;
+      return cached.value;
+    }
+    this.misses += 1;
     if (cached && cached.version > version) return compute(); // a slower request of an older version
     const computing = compute();
     // Re-inserted, so that the oldest entry in the map is the one longest not recomputed.

@@ -1,8 +1,8 @@
 /**
- * Versioned schema migrations, one source for both engines. Each runs once, inside a
- * transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
+ * Versioned schema migrations, one source for both engines. Each runs once, under a lock and
+ * inside a transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
  */
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.ts';
 import { TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
@@ -14,10 +14,10 @@ import { createSecondaryIndexes } from './indexes.ts';
 interface Migration {
   version: number;
   name: string;
-  up(db: Transaction<Database>, engine: Engine): Promise<void>;
+  up(db: Kysely<Database>, engine: Engine): Promise<void>;
 }
 
-async function createTable(db: Transaction<Database>, engine: Engine, entity: Entity): Promise<void> {
+async function createTable(db: Kysely<Database>, engine: Engine, entity: Entity): Promise<void> {
   const { dialect } = engine;
   let table = db.schema.createTable(entity.table);
   for (const [name, field] of storedFields(entity)) {
@@ -39,7 +39,7 @@ async function createTable(db: Transaction<Database>, engine: Engine, entity: En
  * Tables are created from their declarations as they are now. A later change to a declared
  * table's columns therefore comes with a migration that alters existing databases the same way.
  */
-const createTables = async (db: Transaction<Database>, engine: Engine, names: readonly string[]) => {
+const createTables = async (db: Kysely<Database>, engine: Engine, names: readonly string[]) => {
   for (const entity of TABLES.filter((table) => names.includes(table.table))) await createTable(db, engine, entity);
 };
 
@@ -87,29 +87,30 @@ export async function pendingMigrations(engine: Engine): Promise<number[]> {
   return MIGRATIONS.map((migration) => migration.version).filter((version) => !done.has(version));
 }
 
-/** Creates or upgrades the schema, and puts id generation above every stored id. */
+/**
+ * Creates or upgrades the schema, and puts id generation above every stored id. The pending
+ * migrations are applied together, all or none, under a lock (Engine.exclusively): instances
+ * started at once apply each migration once. The versions applied here.
+ */
 export async function migrate(engine: Engine): Promise<number[]> {
-  const { db } = engine;
-  await db.schema
-    .createTable('schema_migration')
-    .ifNotExists()
-    .addColumn('version', 'integer', (column) => column.primaryKey())
-    .addColumn('name', 'text', (column) => column.notNull())
-    .execute();
-  const done = new Set((await db.selectFrom('schema_migration').select('version').execute()).map((row) => row.version));
-  const applied: number[] = [];
-  for (const migration of MIGRATIONS) {
-    if (done.has(migration.version)) continue;
-    await db.transaction().execute(async (trx) => {
-      await migration.up(trx, engine);
-      await trx.insertInto('schema_migration').values({ version: migration.version, name: migration.name }).execute();
-    });
-    applied.push(migration.version);
-  }
+  const applied = await engine.exclusively(async (db) => {
+    await db.schema
+      .createTable('schema_migration')
+      .ifNotExists()
+      .addColumn('version', 'integer', (column) => column.primaryKey())
+      .addColumn('name', 'text', (column) => column.notNull())
+      .execute();
+    const done = new Set((await db.selectFrom('schema_migration').select('version').execute()).map((row) => row.version));
+    const pending = MIGRATIONS.filter((migration) => !done.has(migration.version));
+    for (const migration of pending) {
+      await migration.up(db, engine);
+      await db.insertInto('schema_migration').values({ version: migration.version, name: migration.name }).execute();
+    }
+    return pending.map((migration) => migration.version);
+  });
   await syncAllGeneratedIds(engine);
   return applied;
 }
-
 
 /**
  * A check that the schema is current, run before requests: it migrates once the database

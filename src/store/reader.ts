@@ -35,7 +35,8 @@ interface Marks {
 
 export class Reader {
   readonly engine: Engine;
-  private readonly counts = new VersionedCache<number>();
+  /** Counts per list as a caller sees it and per data version (read by the metrics). */
+  readonly counts = new VersionedCache<number>();
   /** Noted positions of lists in id order (see SEEK_STEP), per list as a caller sees it. */
   readonly marks = new VersionedCache<Marks>();
   private readonly related = new Map<string, CompiledQuery>();

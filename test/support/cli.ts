@@ -28,16 +28,25 @@ export interface RunningServer {
   stop(): Promise<void>;
   /** SIGKILL: the process ends at once, whatever it is doing. */
   kill(): Promise<void>;
+  /** Sends a signal without waiting. */
+  signal(name: NodeJS.Signals): void;
+  /** The exit code once the process has ended. */
+  exited: Promise<number | null>;
 }
 
-/** `rsr-api serve` on a free port; resolves once it says where it listens. */
-export function startCliServer(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
+/**
+ * `rsr-api serve` on a free port; resolves once it says where it listens. With `terminal`, it
+ * runs on a pseudo-terminal (util-linux `script`), as when a person starts it.
+ */
+export function startCliServer(args: string[], env: Record<string, string>, timeoutMs = 60_000, terminal = false): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', ...args], {
+    const command = terminal ? ['script', ['-qec', [process.execPath, BIN, 'serve', ...args].join(' '), '/dev/null']] as const : [process.execPath, [BIN, 'serve', ...args]] as const;
+    const child: ChildProcess = spawn(command[0], command[1], {
       env: { ...process.env, PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const timer = setTimeout(() => {
       child.kill();
       reject(new Error(`serve did not start: ${output}`));
@@ -49,11 +58,14 @@ export function startCliServer(args: string[], env: Record<string, string>, time
         child.kill(name);
       });
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      output += chunk.toString().replaceAll('\r\n', '\n');
       const match = /listening on (http:\/\/\S+?)\/rest\/v1\//.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve({ base: match[1].replace('localhost', '127.0.0.1'), output: () => output, stop: signal('SIGTERM'), kill: signal('SIGKILL') });
+        resolve({
+          base: match[1].replace('localhost', '127.0.0.1'), output: () => output, stop: signal('SIGTERM'), kill: signal('SIGKILL'),
+          signal: (name) => child.kill(name), exited,
+        });
       }
     };
     child.stdout?.on('data', onData);

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/http/app.ts';
-import { openEngine, type Engine } from '../../src/store/engine/index.ts';
+import { buildApp, type AppOptions } from '../../src/http/app.ts';
+import { openEngine, type Engine, type EngineOptions } from '../../src/store/engine/index.ts';
 import { Reader } from '../../src/store/reader.ts';
 import { readDataset } from '../../src/store/dataset-files.ts';
 import { importRecords, type DatasetSource } from '../../src/store/import.ts';
@@ -75,13 +75,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(store: TestStore, dataset: string | DatasetSource[] = FIXTURE): Promise<TestServer> {
+/** What a test may set of the app beyond its database (a logger, limits, CORS origins…). */
+export type ServerOptions = Partial<Omit<AppOptions, 'engine' | 'reader'>> & { engineOptions?: EngineOptions };
+
+export async function startServer(store: TestStore, dataset: string | DatasetSource[] = FIXTURE, options: ServerOptions = {}): Promise<TestServer> {
   const database = await store.create();
-  const engine = openEngine(database.url);
+  const { engineOptions, ...appOptions } = options;
+  const engine = openEngine(database.url, engineOptions);
   await migrate(engine);
   await importRecords(engine, typeof dataset === 'string' ? readDataset(dataset) : dataset);
   const reader = new Reader(engine);
-  const app = buildApp({ engine, reader, timeZone: 'Europe/Stockholm' });
+  const app = buildApp({ engine, reader, timeZone: 'Europe/Stockholm', ...appOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -103,10 +107,10 @@ export async function startServer(store: TestStore, dataset: string | DatasetSou
  * A server for the surrounding describe(): started before its tests, closed after them. The
  * object is filled in by `before`, so tests read `server.base` as usual.
  */
-export function useServer(store: TestStore, dataset?: string | (() => DatasetSource[])): TestServer {
+export function useServer(store: TestStore, dataset?: string | (() => DatasetSource[]), options: ServerOptions = {}): TestServer {
   const server = {} as TestServer;
   before(async () => {
-    Object.assign(server, await startServer(store, typeof dataset === 'function' ? dataset() : dataset));
+    Object.assign(server, await startServer(store, typeof dataset === 'function' ? dataset() : dataset, options));
   });
   after(() => server.close());
   return server;

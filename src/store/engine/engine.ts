@@ -42,6 +42,12 @@ export interface Dialect {
   inList(column: Expression<unknown>, list: unknown): RawBuilder<SqlBool>;
   /** The value of that parameter for a list of ids. */
   listParameter(ids: readonly unknown[]): unknown;
+  /**
+   * A condition true while the running statement is within its time, checked for each row whose
+   * `column` a filter scans (LIKE): where the engine cannot stop a statement from outside; null
+   * where it can. (The column ties the check to the row: a term of no column is checked once.)
+   */
+  readonly withinTime: ((column: Expression<unknown>) => RawBuilder<SqlBool>) | null;
 }
 
 export interface Engine {
@@ -60,6 +66,12 @@ export interface Engine {
   insertMany(db: Kysely<Database>, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
   /** Surrounds a bulk load: whatever helps the engine load much data, and plan well after it. */
   bulkLoad<T>(work: () => Promise<T>): Promise<T>;
+
+  /**
+   * Runs `work` in a transaction no other process runs at the same time (migrations): instances
+   * started together take turns, and each finds what the one before it did.
+   */
+  exclusively<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
 
   /** Makes `id` generated on insert when not given. */
   generateIds(db: Kysely<Database>, table: string): Promise<void>;
@@ -86,6 +98,10 @@ export interface Engine {
   isBusy(error: unknown): boolean;
   /** The database cannot be reached or used now (answered 503), as opposed to a bad query. */
   isUnavailable(error: unknown): boolean;
+  /** A statement stopped for running longer than `statementTimeoutMs`. */
+  isStatementTimeout(error: unknown): boolean;
+  /** Connections of the pool (PostgreSQL); null where there is none. */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
 
   /** Closes every connection and stops listening for changes. */
   close(): Promise<void>;
@@ -94,8 +110,14 @@ export interface Engine {
 export interface EngineOptions {
   /** PostgreSQL connections per instance. */
   poolSize?: number;
-  /** PostgreSQL: how long a query may go unanswered before it fails (answered as 503). */
+  /** How long one statement may run before the database stops it (answered 503). */
+  statementTimeoutMs?: number;
+  /** PostgreSQL: how long a query may go unanswered (a server gone silent) before it fails; 503 too. */
   queryTimeoutMs?: number;
+  /** Told how long each statement took, and whether it failed (the metrics). */
+  onQuery?(seconds: number, failed: boolean): void;
+  /** Told of errors no request sees: a pooled connection that broke while idle (the log). */
+  onError?(error: Error, what: string): void;
 }
 
 /** The statement that reads the data version (store/data-version.ts keeps the table). */

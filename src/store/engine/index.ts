@@ -8,5 +8,5 @@ export { rowsPerInsert } from './engine.ts';
 
 export function openEngine(url: string, options: EngineOptions = {}): Engine {
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options);
-  return openSqlite(url.replace(/^sqlite:(\/\/)?/, ''));
+  return openSqlite(url.replace(/^sqlite:(\/\/)?/, ''), options);
 }

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBool, type SqliteDatabase } from 'kysely';
-import { VERSION_SQL, type Columns, type Database, type Dialect, type Engine, type OrderByTerm } from './engine.ts';
+import { VERSION_SQL, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm } from './engine.ts';
 import { objectLiteral } from '../../codegen/object-literal.ts';
 
 const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
@@ -42,6 +42,8 @@ export const sqliteDialect: Dialect = {
   },
   // json_each reads the list; SQLite still finds each id through the column's index.
   inList: (column, list) => sql<SqlBool>`${column} in (select value from json_each(${list}))`,
+  // better-sqlite3 cannot interrupt a statement: a scan asks, row by row, whether time is left.
+  withinTime: (column) => sql<SqlBool>`rsr_within_time(${column})`,
   listParameter: (ids) => JSON.stringify(ids),
   // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards.
   orderIndexes(column, nullable): Record<string, RawBuilder<unknown>[]> {
@@ -52,14 +54,23 @@ export const sqliteDialect: Dialect = {
   },
 };
 
+/** Thrown inside a statement that ran past its time (rsr_within_time). */
+class StatementTimeout extends Error {
+  constructor(ms: number) {
+    super(`statement timeout: ran longer than ${ms} ms`);
+  }
+}
+
 const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR']);
 const STATEMENT_CACHE_SIZE = 1000;
+/** How long migrations wait for another process's migrations before giving up. */
+const EXCLUSIVE_WAIT_MS = 120_000;
 /** During a bulk load every index page is touched: SQLite may keep 512 MiB of them in memory. */
 const BULK_CACHE_KIB = 524_288;
 
 type RowMode = 'objects' | 'arrays' | 'value';
 
-export function openSqlite(path: string): Engine {
+export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const handle = new SQLite(path);
   handle.pragma('journal_mode = WAL');
@@ -68,6 +79,14 @@ export function openSqlite(path: string): Engine {
   handle.pragma('cache_size = -32768'); // 32 MiB of pages; the OS file cache holds the rest
   // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
   handle.pragma('case_sensitive_like = ON');
+  // The statement running now must end by this time (performance.now()); none outside readRows.
+  const timeout = options.statementTimeoutMs ?? 10_000;
+  let deadline = Infinity;
+  const withinTime = () => {
+    if (performance.now() > deadline) throw new StatementTimeout(timeout);
+    return 1;
+  };
+  handle.function('rsr_within_time', { deterministic: false, directOnly: true, varargs: true }, withinTime);
 
   // The same few SQL texts recur on every request; better-sqlite3 runs one statement at a time.
   const statements = new Map<string, SQLite.Statement>();
@@ -90,7 +109,11 @@ export function openSqlite(path: string): Engine {
     close: () => handle.close(),
     prepare: (text: string) => prepared(text, 'objects') as unknown as ReturnType<SqliteDatabase['prepare']>,
   };
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: kyselyHandle }) });
+  const observe = options.onQuery;
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: kyselyHandle }),
+    log: observe ? (event) => observe(event.queryDurationMillis / 1000, event.level === 'error') : undefined,
+  });
 
   /** Rows as arrays, assembled into objects of one shape by a builder made once per statement. */
   function readRows(text: string, parameters: readonly unknown[]): Columns[] {
@@ -100,7 +123,17 @@ export function openSqlite(path: string): Engine {
       const names = statement.columns().map((column) => column.name);
       rowBuilders.set(statement, (build = objectLiteral(names, (name, index) => `values[${index}]`, [], [], 'values') as (values: unknown[]) => Columns));
     }
-    return (statement.all(...parameters) as unknown[][]).map(build);
+    const started = performance.now();
+    if (timeout > 0) deadline = started + timeout;
+    let failed = true;
+    try {
+      const rows = (statement.all(...parameters) as unknown[][]).map(build);
+      failed = false;
+      return rows;
+    } finally {
+      deadline = Infinity;
+      observe?.((performance.now() - started) / 1000, failed);
+    }
   }
 
   /**
@@ -138,6 +171,7 @@ export function openSqlite(path: string): Engine {
       }
       // A handle of its own: an open iterator would keep the shared one busy for every other request.
       const reader = new SQLite(path, { readonly: true });
+      reader.function('rsr_within_time', { deterministic: false, directOnly: true, varargs: true }, () => 1); // exports take as long as they take
       try {
         const rows = reader.prepare(query.sql).iterate(...query.parameters) as IterableIterator<Columns>;
         let batch: Columns[] = [];
@@ -173,6 +207,29 @@ export function openSqlite(path: string): Engine {
         handle.pragma(`cache_size = ${Number(cacheSize)}`);
       }
     },
+    exclusively(work) {
+      return db.connection().execute(async (connection) => {
+        // busy_timeout is 0 (the event loop never waits inside SQLite): wait between attempts here.
+        const deadline = Date.now() + EXCLUSIVE_WAIT_MS;
+        for (;;) {
+          try {
+            await sql`begin exclusive`.execute(connection);
+            break;
+          } catch (error) {
+            if (!String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
+          }
+        }
+        try {
+          const result = await work(connection);
+          await sql`commit`.execute(connection);
+          return result;
+        } catch (error) {
+          if (handle.inTransaction) await sql`rollback`.execute(connection);
+          throw error;
+        }
+      });
+    },
     generateIds: async () => undefined, // INTEGER PRIMARY KEY is generated already
     syncGeneratedIds: async () => undefined, // and always takes max(id) + 1
     isIdClash: () => false,
@@ -193,6 +250,8 @@ export function openSqlite(path: string): Engine {
       const code = String((error as { code?: unknown })?.code ?? '');
       return [...UNAVAILABLE].some((base) => code === base || code.startsWith(`${base}_`));
     },
+    isStatementTimeout: (error) => error instanceof StatementTimeout,
+    poolStats: () => null,
     close: () => db.destroy(),
   };
 }

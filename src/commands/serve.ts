@@ -1,0 +1,79 @@
+/**
+ * `rsr-api serve`: the API on PORT, with its log, metrics and limits as configured, and a
+ * graceful end: on SIGTERM or SIGINT it stops accepting, finishes the requests in flight, closes
+ * the database and exits 0 (1 past SHUTDOWN_TIMEOUT); a second signal exits at once.
+ */
+import closeWithGrace from 'close-with-grace';
+import type { Config } from '../config.ts';
+import { buildApp } from '../http/app.ts';
+import { createLogger, type Logger } from '../ops/logger.ts';
+import { Metrics } from '../ops/metrics.ts';
+import { maskUrl } from '../ops/redact.ts';
+import { openEngine, type Engine } from '../store/engine/index.ts';
+import { schemaGate } from '../store/migrations.ts';
+import { createDemoUsers, loadDemo } from './demo.ts';
+import { formatCount } from './messages.ts';
+
+/** The engine as the server uses it: its statements timed for the metrics, its stray errors logged. */
+function openForServing(config: Config, metrics: Metrics, logger: Logger): Engine {
+  return openEngine(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.limits.statementTimeoutMs,
+    onQuery: (seconds, failed) => metrics.querySeconds.observe({ outcome: failed ? 'error' : 'ok' }, seconds),
+    onError: (error, what) => logger.error({ err: error }, what),
+  });
+}
+
+/** Migrates once the database answers; with `--demo`, fills an empty database. What it holds, for the start-up line. */
+async function prepare(engine: Engine, schemaReady: () => Promise<void>, withDemo: boolean): Promise<string> {
+  try {
+    await schemaReady();
+    const projects = async () => Number((await engine.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+    if (withDemo && (await projects()) === 0) {
+      await loadDemo(engine, 1, 1, false);
+      await createDemoUsers(engine, Boolean(process.stderr.isTTY));
+    }
+    // Projects, not all records: counting every table of a large database would delay start-up.
+    return `${formatCount(await projects())} projects`;
+  } catch (error) {
+    if (!engine.isUnavailable(error)) throw error;
+    return 'database unavailable: answering 503 until it is back';
+  }
+}
+
+export async function serve(config: Config, withDemo: boolean): Promise<void> {
+  const logger = createLogger(config);
+  const metrics = new Metrics();
+  const engine = openForServing(config, metrics, logger);
+  const schemaReady = schemaGate(engine);
+  const contents = await prepare(engine, schemaReady, withDemo);
+  const app = buildApp({
+    engine, schemaReady, logger, metrics,
+    timeZone: config.timeZone,
+    trustProxy: config.trustProxy,
+    allowedHosts: config.allowedHosts,
+    limits: config.limits,
+    corsOrigins: config.corsOrigins,
+    rateLimit: config.rateLimit,
+    metricsToken: config.metricsToken,
+  });
+  closeWithGrace(
+    {
+      delay: config.shutdownTimeoutMs,
+      logger: { error: (message: unknown) => logger.error(message) },
+    },
+    async ({ signal, err }) => {
+      if (err) logger.fatal({ err }, 'uncaught error: shutting down');
+      else logger.info({ signal }, 'shutting down: finishing the requests in flight');
+      await app.close();
+      await engine.close();
+      logger.info('stopped');
+    },
+  );
+  await app.listen({
+    port: config.port,
+    host: config.host,
+    // Fastify's own start-up line, with where the API is and what it serves.
+    listenTextResolver: (address) => `rsr-api listening on ${address.replace(/\/\/(127\.0\.0\.1|0\.0\.0\.0)\b/, '//localhost')}/rest/v1/ (${engine.name} ${maskUrl(engine.location)}: ${contents})`,
+  });
+}

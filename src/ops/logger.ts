@@ -1,0 +1,36 @@
+/**
+ * The service's log (pino, as Fastify uses): one JSON object per line on stdout, or pretty lines
+ * for a person at a terminal (pino-pretty, LOG_FORMAT=pretty). Secrets are blanked (redact.ts).
+ */
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { LogLevel } from '../config.ts';
+import { REDACTED_PATHS } from './redact.ts';
+
+export type { Logger } from 'pino';
+
+export interface LogOptions {
+  logLevel: LogLevel;
+  logFormat: 'json' | 'pretty';
+}
+
+/** A request in one line at a terminal: `request GET /rest/v1/keyword/ 200 1.7 ms hit`. */
+const PRETTY = {
+  translateTime: 'SYS:HH:MM:ss.l',
+  messageFormat: '{msg}{if method} {method} {url} {status} {ms} ms{end}{if cache} {cache}{end}{if caller} by {caller}{end}',
+  ignore: 'pid,hostname,requestId,method,url,status,ms,cache,caller',
+};
+
+/** A logger writing to `destination` (tests capture lines) or stdout. */
+export function createLogger(options: LogOptions, destination?: DestinationStream): Logger {
+  const settings = {
+    level: options.logLevel,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // Node's own names for the error and the time: `err` with its stack, ISO time for people and tools alike.
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (destination) return pino(settings, destination);
+  if (options.logFormat === 'pretty') return pino({ ...settings, transport: { target: 'pino-pretty', options: PRETTY } });
+  // Written without waiting: lines logged while a write is under way go out together with the
+  // next one (a request's line costs no system call of its own); pino flushes what is left at exit.
+  return pino(settings, pino.destination({ dest: 1, sync: false }));
+}

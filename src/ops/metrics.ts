@@ -1,0 +1,98 @@
+/**
+ * What GET /metrics shows, in Prometheus' text format (prom-client): requests and their latency
+ * per route and status, the caches, the database pool and its queries, report durations, and
+ * the process (event-loop lag, memory, CPU). Knows nothing of HTTP: the server feeds it.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Latency buckets in seconds, from a cached answer (< 1 ms) to a large report. */
+const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Process metrics are process-wide: collected once, shown by every registry (tests build many apps). */
+let processRegistry: Registry | null = null;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: 'rsr_api_' });
+  }
+  return processRegistry;
+}
+
+/** Figures read when scraped rather than counted as they happen. */
+export interface Gauges {
+  responseCache(): { hits: number; misses: number; entries: number; bytes: number };
+  countCache(): { hits: number; misses: number; entries: number };
+  /** PostgreSQL's pool; null on SQLite. */
+  pool(): { total: number; idle: number; waiting: number } | null;
+}
+
+export class Metrics {
+  private readonly registry = new Registry();
+  readonly requests = new Counter({ name: 'rsr_api_http_requests_total', help: 'Requests answered, per method, route and status.', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly requestSeconds = new Histogram({ name: 'rsr_api_http_request_duration_seconds', help: 'Time from request to answer, per method, route and status.', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers: [this.registry] });
+  readonly querySeconds = new Histogram({ name: 'rsr_api_db_query_duration_seconds', help: 'Database statements run for answers, by outcome.', labelNames: ['outcome'], buckets: SECONDS, registers: [this.registry] });
+  readonly reportSeconds = new Histogram({ name: 'rsr_api_report_duration_seconds', help: 'Time to make a report download, per report and format.', labelNames: ['report', 'format'], buckets: SECONDS, registers: [this.registry] });
+  readonly shed = new Counter({ name: 'rsr_api_shed_requests_total', help: 'Requests refused with 503 because the event loop lagged.', registers: [this.registry] });
+  readonly throttled = new Counter({ name: 'rsr_api_rate_limited_requests_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
+  private gauges: Gauges | null = null;
+
+  constructor() {
+    this.cacheMetrics();
+  }
+
+  /** Tells the metrics where to read the caches and the pool from. */
+  watch(gauges: Gauges): void {
+    this.gauges = gauges;
+  }
+
+  /** A counter whose value is read when scraped: it moves by what `read` gained since. */
+  private counterOf(name: string, help: string, read: (gauges: Gauges) => Record<string, number> | null): void {
+    const current = () => (this.gauges ? read(this.gauges) : null);
+    const seen: Record<string, number> = {};
+    new Counter({
+      name, help, labelNames: ['result'], registers: [this.registry],
+      collect() {
+        const now = current();
+        for (const [result, value] of Object.entries(now ?? {})) {
+          this.inc({ result }, Math.max(0, value - (seen[result] ?? 0)));
+          seen[result] = value;
+        }
+      },
+    });
+  }
+
+  /** A gauge read when scraped, with one label for its parts (or none). */
+  private gaugeOf(name: string, help: string, label: string | null, read: (gauges: Gauges) => Record<string, number> | number | null): void {
+    const current = () => (this.gauges ? read(this.gauges) : null);
+    new Gauge({
+      name, help, labelNames: label ? [label] : [], registers: [this.registry],
+      collect() {
+        const now = current();
+        if (typeof now === 'number') this.set(now);
+        else for (const [part, value] of Object.entries(now ?? {})) this.set({ [label as string]: part }, value);
+      },
+    });
+  }
+
+  private cacheMetrics(): void {
+    this.counterOf('rsr_api_response_cache_requests_total', 'Cacheable requests answered from the response cache (hit) or made afresh (miss).', (gauges) => {
+      const { hits, misses } = gauges.responseCache();
+      return { hit: hits, miss: misses };
+    });
+    this.gaugeOf('rsr_api_response_cache_bytes', 'Bytes of answers held by the response cache, compressed copies included.', null, (gauges) => gauges.responseCache().bytes);
+    this.gaugeOf('rsr_api_response_cache_entries', 'Answers held by the response cache.', null, (gauges) => gauges.responseCache().entries);
+    this.counterOf('rsr_api_count_cache_requests_total', 'List counts found current in the count cache (hit) or counted afresh (miss).', (gauges) => {
+      const { hits, misses } = gauges.countCache();
+      return { hit: hits, miss: misses };
+    });
+    this.gaugeOf('rsr_api_count_cache_entries', 'Counts held by the count cache.', null, (gauges) => gauges.countCache().entries);
+    this.gaugeOf('rsr_api_db_pool_connections', 'PostgreSQL pool connections: open, idle, and requests waiting for one.', 'state', (gauges) => gauges.pool());
+  }
+
+  readonly contentType = this.registry.contentType;
+
+  /** The exposition: this server's metrics and the process's. */
+  async text(): Promise<string> {
+    return Registry.merge([this.registry, processMetrics()]).metrics();
+  }
+}
