@@ -3,6 +3,7 @@
  * for a person at a terminal (pino-pretty, LOG_FORMAT=pretty). Secrets are blanked (redact.ts).
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { LogLevel } from '../config.ts';
 import { REDACTED_PATHS } from './redact.ts';
 
@@ -29,7 +30,9 @@ export function createLogger(options: LogOptions, destination?: DestinationStrea
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (destination) return pino(settings, destination);
-  if (options.logFormat === 'pretty') return pino({ ...settings, transport: { target: 'pino-pretty', options: PRETTY } });
+  // In this thread, not a worker: a worker's flush at exit would wait forever on a terminal that
+  // has gone away (SIGHUP), where a write here just fails.
+  if (options.logFormat === 'pretty') return pino(settings, pretty({ ...PRETTY, sync: true }));
   // Written without waiting: lines logged while a write is under way go out together with the
   // next one (a request's line costs no system call of its own); pino flushes what is left at exit.
   return pino(settings, pino.destination({ dest: 1, sync: false }));

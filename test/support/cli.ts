@@ -1,5 +1,5 @@
 /** Running the real command line, as a user would. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 
 const BIN = new URL('../../bin/rsr-api.mjs', import.meta.url).pathname;
 
@@ -51,11 +51,17 @@ export function startCliServer(args: string[], env: Record<string, string>, time
       child.kill();
       reject(new Error(`serve did not start: ${output}`));
     }, timeoutMs);
+    // On a terminal the server is `script`'s child: signals go to it (script ends when it does).
+    const send = (name: NodeJS.Signals) => {
+      if (!terminal) return child.kill(name);
+      const server = execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n')[0];
+      return process.kill(Number(server), name);
+    };
     const signal = (name: NodeJS.Signals) => () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null || child.signalCode !== null) return done();
         child.once('close', () => done());
-        child.kill(name);
+        send(name);
       });
     const onData = (chunk: Buffer) => {
       output += chunk.toString().replaceAll('\r\n', '\n');
@@ -64,7 +70,7 @@ export function startCliServer(args: string[], env: Record<string, string>, time
         clearTimeout(timer);
         resolve({
           base: match[1].replace('localhost', '127.0.0.1'), output: () => output, stop: signal('SIGTERM'), kill: signal('SIGKILL'),
-          signal: (name) => child.kill(name), exited,
+          signal: (name) => void send(name), exited,
         });
       }
     };
