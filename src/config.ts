@@ -3,6 +3,7 @@
  * Every value is checked before anything opens: a mistake is one line naming the variable.
  */
 import { maskUrl } from './ops/redact.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from './store/engine/index.ts';
 
 export interface Config {
   port: number;
@@ -22,7 +23,7 @@ export interface Config {
   /** When set, GET /metrics asks for `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   /** Requests per window per caller (token, or address when anonymous); null: no limit. */
-  rateLimit: { max: number; windowMs: number } | null;
+  rateLimit: RateLimit | null;
   /** How long a SIGTERM waits for requests in flight before the process exits anyway. */
   shutdownTimeoutMs: number;
 }
@@ -40,6 +41,20 @@ export interface Limits {
   /** Mean event-loop delay over a second beyond which requests are shed with 503; 0: never. */
   maxEventLoopDelayMs: number;
 }
+
+export interface RateLimit {
+  max: number;
+  windowMs: number;
+}
+
+/** The limits when nothing is set (the app's own defaults too: http/app.ts). */
+export const DEFAULT_LIMITS: Limits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 65_000,
+  statementTimeoutMs: DEFAULT_STATEMENT_TIMEOUT_MS,
+  maxEventLoopDelayMs: 200,
+};
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -59,7 +74,8 @@ function integer(env: Env, name: string, fallback: number, min: number, max = Nu
   return value;
 }
 
-const seconds = (env: Env, name: string, fallback: number, min = 0) => integer(env, name, fallback, min, 86_400) * 1000;
+/** Whole seconds from 1 to a day, as milliseconds. */
+const seconds = (env: Env, name: string, fallbackMs: number) => integer(env, name, fallbackMs / 1000, 1, 86_400) * 1000;
 
 function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
   const raw = (env[name] ?? '').trim().toLowerCase();
@@ -84,7 +100,7 @@ function databaseUrl(raw: string): string {
     return raw;
   }
   if (/^postgres(ql)?:\/\//.test(raw)) {
-    // URL refuses a port past 65535 outright: said here, as a port.
+    // Checked before URL reads it: URL refuses a port past 65535 as no URL at all.
     const port = /^postgres(?:ql)?:\/\/(?:[^@/]*@)?(?:\[[^\]]*\]|[^/:?]*):(\d+)/.exec(raw)?.[1];
     if (port !== undefined && (Number(port) < 1 || Number(port) > 65_535)) throw new ConfigError(`DATABASE_URL has port ${port}: ports are 1 to 65535`);
     let url: URL;
@@ -93,8 +109,6 @@ function databaseUrl(raw: string): string {
     } catch {
       throw new ConfigError(`DATABASE_URL '${maskUrl(raw)}' is not a URL`);
     }
-    // URL keeps a port it cannot read as text; PostgreSQL ports are 1 to 65535.
-    if (url.port !== '' && (Number(url.port) < 1 || Number(url.port) > 65_535)) throw new ConfigError(`DATABASE_URL has port ${url.port}: ports are 1 to 65535`);
     if (url.hostname === '') throw new ConfigError(`DATABASE_URL '${maskUrl(raw)}' names no host`);
     return raw;
   }
@@ -119,7 +133,7 @@ function corsOrigins(raw: string | undefined): string[] {
 const WINDOWS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000 };
 
 /** `RATE_LIMIT`: `N/second`, `N/minute` or `N/hour`; unset or `off`: no limit. */
-function rateLimit(raw: string | undefined): Config['rateLimit'] {
+function rateLimit(raw: string | undefined): RateLimit | null {
   const text = (raw ?? '').trim().toLowerCase();
   if (text === '' || text === 'off') return null;
   const match = /^(\d+)\s*\/\s*(second|minute|hour)$/.exec(text);
@@ -135,11 +149,11 @@ function allowedHosts(raw: string | undefined): string[] | null {
 
 function limits(env: Env): Limits {
   const chosen = {
-    requestTimeoutMs: seconds(env, 'REQUEST_TIMEOUT', 30, 1),
-    headersTimeoutMs: seconds(env, 'HEADERS_TIMEOUT', 10, 1),
-    keepAliveTimeoutMs: seconds(env, 'KEEP_ALIVE_TIMEOUT', 65, 1),
-    statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 10_000, 1, 3_600_000),
-    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
+    requestTimeoutMs: seconds(env, 'REQUEST_TIMEOUT', DEFAULT_LIMITS.requestTimeoutMs),
+    headersTimeoutMs: seconds(env, 'HEADERS_TIMEOUT', DEFAULT_LIMITS.headersTimeoutMs),
+    keepAliveTimeoutMs: seconds(env, 'KEEP_ALIVE_TIMEOUT', DEFAULT_LIMITS.keepAliveTimeoutMs),
+    statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', DEFAULT_LIMITS.statementTimeoutMs, 1, 3_600_000),
+    maxEventLoopDelayMs: integer(env, 'MAX_EVENT_LOOP_DELAY_MS', DEFAULT_LIMITS.maxEventLoopDelayMs, 0, 60_000),
   };
   // Node refuses a server whose headers may take longer than the whole request.
   if (chosen.headersTimeoutMs > chosen.requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT (${chosen.headersTimeoutMs / 1000}) cannot be longer than REQUEST_TIMEOUT (${chosen.requestTimeoutMs / 1000})`);
@@ -163,6 +177,6 @@ export function loadConfig(env: Env = process.env, terminal = Boolean(process.st
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     metricsToken: env.METRICS_TOKEN || null,
     rateLimit: rateLimit(env.RATE_LIMIT),
-    shutdownTimeoutMs: seconds(env, 'SHUTDOWN_TIMEOUT', 25, 1),
+    shutdownTimeoutMs: seconds(env, 'SHUTDOWN_TIMEOUT', 25_000),
   };
 }

@@ -52,6 +52,8 @@ describe('command line', () => {
     try {
       assert.match(again.output(), /600 projects/);
       assert.doesNotMatch(again.output(), /Demo users|Token [0-9a-f]{40}/);
+      // The terminal closed under it (no signal first): the server ends, rather than spin writing to it.
+      assert.equal(await again.closeTerminal(), true);
     } finally {
       await again.kill();
     }

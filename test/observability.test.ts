@@ -67,7 +67,7 @@ for (const store of testStores()) {
     test('no token, password or key reaches the log: not from headers, not from the URL', async () => {
       log.lines.length = 0;
       const key = await createToken(server.engine, 'ana@example.org');
-      await request(server.base, '/rest/v1/keyword/?token=s3cret-token&password=hunter2&api_key=k3y', { headers: { authorization: `Token ${key}` } });
+      await request(server.base, '/rest/v1/keyword/?token=s3cret-token&password=hunter2&api_key=k3y&keyword=water', { headers: { authorization: `Token ${key}` } });
       await request(server.base, '/rest/v1/keyword/', { headers: { authorization: 'Token 0123456789abcdef0123456789abcdef01234567' } });
       await request(server.base, '/rest/v1/link/', { method: 'POST', headers: { authorization: `Token ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ project: 999999, url: 'https://example.org', password: 'hunter2' }) });
       await settle();
@@ -75,7 +75,7 @@ for (const store of testStores()) {
       assert.equal(log.lines.length, 3, text);
       for (const secret of [key, 's3cret-token', 'hunter2', 'k3y', '0123456789abcdef0123456789abcdef01234567']) assert.ok(!text.includes(secret), `${secret} in ${text}`);
       const [signedIn, badKey] = log.entries();
-      assert.deepEqual([signedIn.url, signedIn.caller, signedIn.status], ['/rest/v1/keyword/?token=***&password=***&api_key=***', 1, 200]);
+      assert.deepEqual([signedIn.url, signedIn.caller, signedIn.status], ['/rest/v1/keyword/?token=***&password=***&api_key=***&keyword=water', 1, 200]);
       assert.deepEqual([badKey.caller, badKey.status], ['anonymous', 403]);
     });
 

@@ -60,8 +60,6 @@ for (const store of testStores()) {
         assert.deepEqual(said.sort(), ['Applied migrations 1, 2, 3, 4', 'Schema', 'Schema', 'Schema'].sort());
         assert.equal(results.filter((result) => /is up to date\.\n$/.test(result.stderr)).length, 3);
         if (store.name === 'postgres') {
-          // The password of the URL is never printed.
-          assert.ok(results.every((result) => !result.stderr.includes(':' + (new URL(database.url).password || '\u0000') + '@')));
           const client = new pg.Client({ connectionString: database.url });
           await client.connect();
           const { rows } = await client.query('select version from schema_migration order by version');

@@ -60,6 +60,9 @@ export async function serve(config: Config, withDemo: boolean): Promise<void> {
   closeWithGrace(
     {
       delay: config.shutdownTimeoutMs,
+      // A hang-up is a terminal gone away: nothing is left to finish requests for or to log to
+      // (a graceful stop writing to the dead terminal spun at full CPU), so it ends the process at once.
+      skip: ['SIGHUP'],
       logger: { error: (message: unknown) => logger.error(message) },
     },
     async ({ signal, err }) => {

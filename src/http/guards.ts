@@ -8,6 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { RateLimit } from '../config.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { overloaded, throttled } from './errors.ts';
 
@@ -16,6 +17,8 @@ const EXPOSED = 'ETag, Location, Allow, Retry-After, Content-Disposition, X-Requ
 /** What a listed origin's script may send: its token, JSON bodies, revalidation, its request id. */
 const LISTED_HEADERS = 'Authorization, Content-Type, Accept, If-None-Match, X-Request-Id';
 const WRITE_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+/** Any origin: anonymous reads, and no preflight granted. */
+const ANYONE: FastifyCorsOptions = { origin: '*', methods: 'GET, HEAD', exposedHeaders: EXPOSED, preflight: false };
 
 /**
  * CORS as README "Cross-origin requests" describes: any origin may read anonymously (GET and
@@ -23,18 +26,15 @@ const WRITE_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
  * the origins of CORS_ORIGINS get preflights for signed-in reads and writes. Credentials
  * (cookies) are never involved: callers sign in with a token.
  */
-export function corsOptions(origins: readonly string[]): FastifyCorsOptions {
-  if (origins.length === 0) {
-    // The same answer whatever the Origin: no `Vary: Origin`, and the seed's `Vary: Accept` stays exact.
-    return { origin: '*', methods: 'GET, HEAD', exposedHeaders: EXPOSED, preflight: false };
-  }
+function corsOptions(origins: readonly string[]): FastifyCorsOptions {
+  // The same answer whatever the Origin: no `Vary: Origin`, and the seed's `Vary: Accept` stays exact.
+  if (origins.length === 0) return ANYONE;
   const listed = new Set(origins);
-  const anyone: FastifyCorsOptions = { origin: '*', methods: 'GET, HEAD', exposedHeaders: EXPOSED, preflight: false };
   return {
     // Options per request: the answer depends on the Origin, so every answer says `Vary: Origin`.
     delegator(request: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void) {
       const origin = request.headers.origin;
-      if (!origin || !listed.has(origin)) return callback(null, anyone);
+      if (!origin || !listed.has(origin)) return callback(null, ANYONE);
       // Only a real preflight is one: a plain OPTIONS is DRF's description of the endpoint.
       const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
       callback(null, { origin, methods: WRITE_METHODS, allowedHeaders: LISTED_HEADERS, exposedHeaders: EXPOSED, maxAge: 600, preflight });
@@ -72,11 +72,6 @@ export function registerLoadShedding(app: FastifyInstance, maxEventLoopDelayMs: 
 
 /** One sample interval of @fastify/under-pressure, and a little more. */
 const WARM_UP_MS = 1100;
-
-export interface RateLimit {
-  max: number;
-  windowMs: number;
-}
 
 /** Who a limit is counted for: the signed-in user, or the address of an anonymous caller. */
 const rateKey = (request: FastifyRequest) => (request.caller?.userId != null ? `user:${request.caller.userId}` : `ip:${request.ip}`);

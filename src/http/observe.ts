@@ -34,10 +34,7 @@ export function registerObservation(app: FastifyInstance, metrics: Metrics): voi
   });
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const labels = { method: request.method, route, status: reply.statusCode };
-    const seconds = reply.elapsedTime / 1000;
-    metrics.requests.inc(labels);
-    metrics.requestSeconds.observe(labels, seconds);
+    metrics.answered(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     // Probes log at warn (health.ts): their info lines are dropped here.
     request.log.info(
       { method: request.method, url: maskUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, caller: callerOf(request), cache: request.cache },

@@ -4,15 +4,12 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import type { LogLevel } from '../config.ts';
+import type { Config } from '../config.ts';
 import { REDACTED_PATHS } from './redact.ts';
 
 export type { Logger } from 'pino';
 
-export interface LogOptions {
-  logLevel: LogLevel;
-  logFormat: 'json' | 'pretty';
-}
+export type LogOptions = Pick<Config, 'logLevel' | 'logFormat'>;
 
 /** A request in one line at a terminal: `request GET /rest/v1/keyword/ 200 1.7 ms hit`. */
 const PRETTY = {
@@ -26,7 +23,7 @@ export function createLogger(options: LogOptions, destination?: DestinationStrea
   const settings = {
     level: options.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    // Node's own names for the error and the time: `err` with its stack, ISO time for people and tools alike.
+    // ISO 8601 time, for people and log tools alike (pino's default is epoch milliseconds).
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (destination) return pino(settings, destination);

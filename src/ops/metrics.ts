@@ -28,8 +28,8 @@ export interface Gauges {
 
 export class Metrics {
   private readonly registry = new Registry();
-  readonly requests = new Counter({ name: 'rsr_api_http_requests_total', help: 'Requests answered, per method, route and status.', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
-  readonly requestSeconds = new Histogram({ name: 'rsr_api_http_request_duration_seconds', help: 'Time from request to answer, per method, route and status.', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers: [this.registry] });
+  private readonly requests = new Counter({ name: 'rsr_api_http_requests_total', help: 'Requests answered, per method, route and status.', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly requestSeconds = new Histogram({ name: 'rsr_api_http_request_duration_seconds', help: 'Time from request to answer, per method, route and status.', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers: [this.registry] });
   readonly querySeconds = new Histogram({ name: 'rsr_api_db_query_duration_seconds', help: 'Database statements run for answers, by outcome.', labelNames: ['outcome'], buckets: SECONDS, registers: [this.registry] });
   readonly reportSeconds = new Histogram({ name: 'rsr_api_report_duration_seconds', help: 'Time to make a report download, per report and format.', labelNames: ['report', 'format'], buckets: SECONDS, registers: [this.registry] });
   readonly shed = new Counter({ name: 'rsr_api_shed_requests_total', help: 'Requests refused with 503 because the event loop lagged.', registers: [this.registry] });
@@ -38,6 +38,13 @@ export class Metrics {
 
   constructor() {
     this.cacheMetrics();
+  }
+
+  /** A request answered: counted, and its time kept, under its method, route and status. */
+  answered(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status };
+    this.requests.inc(labels);
+    this.requestSeconds.observe(labels, seconds);
   }
 
   /** Tells the metrics where to read the caches and the pool from. */

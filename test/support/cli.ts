@@ -32,6 +32,8 @@ export interface RunningServer {
   signal(name: NodeJS.Signals): void;
   /** The exit code once the process has ended. */
   exited: Promise<number | null>;
+  /** With `terminal`: closes the terminal under the server; whether the server then ended (within 5 s). */
+  closeTerminal(): Promise<boolean>;
 }
 
 /**
@@ -52,11 +54,8 @@ export function startCliServer(args: string[], env: Record<string, string>, time
       reject(new Error(`serve did not start: ${output}`));
     }, timeoutMs);
     // On a terminal the server is `script`'s child: signals go to it (script ends when it does).
-    const send = (name: NodeJS.Signals) => {
-      if (!terminal) return child.kill(name);
-      const server = execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n')[0];
-      return process.kill(Number(server), name);
-    };
+    const serverPid = () => (terminal ? Number(execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n')[0]) : (child.pid as number));
+    const send = (name: NodeJS.Signals) => process.kill(serverPid(), name);
     const signal = (name: NodeJS.Signals) => () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null || child.signalCode !== null) return done();
@@ -71,6 +70,20 @@ export function startCliServer(args: string[], env: Record<string, string>, time
         resolve({
           base: match[1].replace('localhost', '127.0.0.1'), output: () => output, stop: signal('SIGTERM'), kill: signal('SIGKILL'),
           signal: (name) => void send(name), exited,
+          async closeTerminal() {
+            const server = serverPid();
+            child.kill('SIGKILL'); // `script` gone: the terminal the server writes to is gone with it
+            for (let waited = 0; waited < 5000; waited += 100) {
+              await new Promise((done) => setTimeout(done, 100));
+              try {
+                process.kill(server, 0);
+              } catch {
+                return true;
+              }
+            }
+            process.kill(server, 'SIGKILL');
+            return false;
+          },
         });
       }
     };

@@ -120,6 +120,9 @@ export interface EngineOptions {
   onError?(error: Error, what: string): void;
 }
 
+/** How long a statement may run when nothing else is said (EngineOptions.statementTimeoutMs). */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+
 /** The statement that reads the data version (store/data-version.ts keeps the table). */
 export const VERSION_SQL = 'select version from data_version where id = 1';
 

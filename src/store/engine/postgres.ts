@@ -6,7 +6,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql, type RawBuilder, type SqlBool } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { VERSION_SQL, rowsPerInsert, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, VERSION_SQL, rowsPerInsert, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
 import { CHANGES_CHANNEL, VersionWatch } from './postgres-watch.ts';
 
 /** Native booleans, numeric(p, s), date; timestamps as canonical UTC text (text/time.ts). */
@@ -71,7 +71,7 @@ pg.types.setTypeParser(1082, (value) => value);
 
 export function openPostgres(url: string, options: EngineOptions = {}): Engine {
   // 0 (the command line's imports and exports): no limit.
-  const statementTimeout = options.statementTimeoutMs ?? 10_000;
+  const statementTimeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,

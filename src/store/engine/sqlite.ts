@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBool, type SqliteDatabase } from 'kysely';
-import { VERSION_SQL, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, VERSION_SQL, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm } from './engine.ts';
 import { objectLiteral } from '../../codegen/object-literal.ts';
 
 const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
@@ -80,7 +80,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
   handle.pragma('case_sensitive_like = ON');
   // The statement running now must end by this time (performance.now()); none outside readRows.
-  const timeout = options.statementTimeoutMs ?? 10_000;
+  const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   let deadline = Infinity;
   const withinTime = () => {
     if (performance.now() > deadline) throw new StatementTimeout(timeout);
