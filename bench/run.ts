@@ -7,6 +7,9 @@
  *   BENCH_SCALES=1,100  demo scales (default 1)      BENCH_DURATION=5   seconds per scenario
  *   BENCH_CONNECTIONS=32                              BENCH_DRF=0        skip the DRF reference
  *   BENCH_POSTGRES_SCALES=1   scales also measured on PostgreSQL
+ *   BENCH_WORKERS=<CPUs>      processes of our server and of the ceiling (serve's default)
+ *   BENCH_MIXED_DURATION=10   seconds of the mixed scenario (mixed.ts)
+ *   BENCH_ONLY=mixed          only the mixed scenario (and the ceiling)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +17,12 @@ import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { createDemoUsers } from '../src/commands/demo.ts';
+import { RESOURCES } from '../src/resources/index.ts';
+import { openEngine } from '../src/store/engine/index.ts';
+import { createToken } from '../src/store/users.ts';
 import { headLoad, type LoadResult } from './head-load.ts';
+import { adminCounts, mixedData, mixedRequests, samplePaths, staleAnswers, warmPaths, type MixedData } from './mixed.ts';
 import { startCeiling, startDrf, startOurs, type Running } from './servers.ts';
 
 const scales = (process.env.BENCH_SCALES ?? '1').split(',').map(Number);
@@ -23,6 +31,11 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL;
 /** PostgreSQL at these scales only (loading scale 100 into it takes many minutes). */
 const postgresScales = (process.env.BENCH_POSTGRES_SCALES ?? '1').split(',').map(Number);
+const workers = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
+const mixedDuration = Number(process.env.BENCH_MIXED_DURATION ?? 10);
+const onlyMixed = process.env.BENCH_ONLY === 'mixed';
+/** Of the mixed scenario's requests, this share are writes. */
+const WRITE_SHARE = 0.05;
 const root = new URL('..', import.meta.url).pathname;
 const scratch = mkdtempSync(join(os.tmpdir(), 'rsr-bench-'));
 
@@ -31,7 +44,7 @@ const scratch = mkdtempSync(join(os.tmpdir(), 'rsr-bench-'));
  * request every answer is a response-cache hit. `fresh`: each request's URL is new (an ignored
  * `_` parameter counts up), so every answer is computed: page query, related rows, rendering.
  */
-type Mode = 'cached' | 'fresh';
+type Mode = 'cached' | 'fresh' | 'mixed';
 
 interface Measurement {
   scale: number;
@@ -96,6 +109,58 @@ async function measure(scale: number, server: Running, scenario: string, path: s
   return measurement;
 }
 
+/**
+ * An administrator and the demo's editor (a Project Editor at a partner of published projects),
+ * with a key each, made straight in the database.
+ */
+async function benchUsers(databaseUrl: string): Promise<{ admin: string; editor: string }> {
+  const engine = openEngine(databaseUrl);
+  try {
+    await createDemoUsers(engine, false);
+    return { admin: await createToken(engine, 'admin@demo.rsr-api.org'), editor: await createToken(engine, 'editor@demo.rsr-api.org') };
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Each list's records counted straight from its table (what an administrator's `count` must say). */
+async function tableCounts(databaseUrl: string): Promise<Record<string, number>> {
+  const engine = openEngine(databaseUrl);
+  try {
+    const counts: Record<string, number> = {};
+    for (const resource of RESOURCES) counts[resource.name] = Number((await engine.db.selectFrom(resource.table).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+    return counts;
+  } finally {
+    await engine.close();
+  }
+}
+
+/**
+ * The mixed scenario on one server: `writeShare` writes (none on DRF). On ours, with the
+ * staleness checks around it: pages and counts cached before, compared after.
+ */
+async function mixed(scale: number, server: Running, data: MixedData, checks: { databaseUrl: string; adminKey: string } | null): Promise<void> {
+  const writeShare = checks ? WRITE_SHARE : 0;
+  const samples = samplePaths(data, 100);
+  if (checks) {
+    await warmPaths(server.base, samples);
+    await adminCounts(server.base, checks.adminKey);
+  }
+  await autocannon({ url: server.base, connections, duration: WARM_UP_SECONDS, requests: mixedRequests(data, writeShare, 1) });
+  const result = await autocannon({ url: server.base, connections, duration: mixedDuration, requests: mixedRequests(data, writeShare) });
+  const load = loadResult(result);
+  const measurement: Measurement = { scale, server: server.name, scenario: writeShare ? 'mixed, 5 % writes' : 'mixed, reads only', mode: 'mixed', ...load, rssMiB: Math.round(server.rssMiB()) };
+  results.push(measurement);
+  console.error(`  ${server.name.padEnd(16)} ${measurement.scenario.padEnd(22)} ${String(load.requestsPerSecond).padStart(7)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  errors ${load.errors}`);
+  if (!checks) return;
+  const counted = await adminCounts(server.base, checks.adminKey);
+  const stored = await tableCounts(checks.databaseUrl);
+  const wrongCounts = Object.keys(stored).filter((name) => counted[name] !== stored[name]).map((name) => `${name}: ${counted[name]} answered, ${stored[name]} stored`);
+  const stale = await staleAnswers(server.base, samples);
+  notes[`mixed scale ${scale} (${server.name}): staleness`] = { countsChecked: Object.keys(stored).length, wrongCounts, pagesChecked: samples.length, stalePages: stale, writes: Math.round(result.requests.total * writeShare) };
+  console.error(`    counts wrong: ${wrongCounts.length} of ${Object.keys(stored).length}; stale pages: ${stale.length} of ${samples.length}`);
+}
+
 async function firstVisibleId(base: string): Promise<number> {
   const body = (await (await fetch(`${base}/rest/v1/budget_item/`)).json()) as { results: { id: number }[] };
   return body.results[0].id;
@@ -104,7 +169,7 @@ async function firstVisibleId(base: string): Promise<number> {
 /** Time from spawning `serve` on an existing database to its first answered request. */
 async function startupMs(databaseUrl: string): Promise<number> {
   const started = performance.now();
-  const server = await startOurs(databaseUrl);
+  const server = await startOurs(databaseUrl, workers);
   for (;;) {
     const answer = await fetch(`${server.base}/rest/v1/`).catch(() => null);
     if (answer?.ok) break;
@@ -155,7 +220,8 @@ async function benchScale(scale: number): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   notes[`import scale ${scale} (sqlite)`] = { seconds: Math.round(seconds), records, recordsPerSecond: Math.round(records / seconds) };
 
-  const servers: Running[] = [await startOurs(sqliteUrl)];
+  const users = { sqlite: await benchUsers(sqliteUrl), postgres: { admin: '', editor: '' } };
+  const servers: Running[] = [await startOurs(sqliteUrl, workers)];
   servers[0].name = 'rsr-api sqlite';
   const postgres = postgresScales.includes(scale) ? await postgresDatabase(`rsr_bench_${scale}`) : null;
   if (postgres) {
@@ -163,7 +229,8 @@ async function benchScale(scale: number): Promise<void> {
     cli(['demo', '--load', '--scale', String(scale)], postgres);
     const loadSeconds = (performance.now() - loading) / 1000;
     notes[`import scale ${scale} (postgres)`] = { seconds: Math.round(loadSeconds), records, recordsPerSecond: Math.round(records / loadSeconds) };
-    const server = await startOurs(postgres);
+    users.postgres = await benchUsers(postgres);
+    const server = await startOurs(postgres, workers);
     server.name = 'rsr-api postgres';
     servers.push(server);
   }
@@ -172,7 +239,7 @@ async function benchScale(scale: number): Promise<void> {
 
   const firstId = await firstVisibleId(servers[0].base);
   try {
-    for (const [scenario, path, method] of scenarios(firstId)) {
+    for (const [scenario, path, method] of onlyMixed ? [] : scenarios(firstId)) {
       for (const server of servers) {
         // DRF caches nothing: one mode says all. HEAD of a new URL each time is GET's work again.
         if (server === drf) {
@@ -186,7 +253,12 @@ async function benchScale(scale: number): Promise<void> {
     const body = Buffer.from(await (await fetch(`${servers[0].base}/rest/v1/budget_item/`)).arrayBuffer());
     const bodyFile = join(scratch, 'page1.json');
     writeFileSync(bodyFile, body);
-    const ceiling = await startCeiling(bodyFile);
+    // The mix last: its writes change the data the scenarios above read.
+    const data = await mixedData(servers[0].base, users.sqlite.editor);
+    if (drf) await mixed(scale, drf, data, null);
+    await mixed(scale, servers[0], data, { databaseUrl: sqliteUrl, adminKey: users.sqlite.admin });
+    if (postgres) await mixed(scale, servers[1], await mixedData(servers[1].base, users.postgres.editor), { databaseUrl: postgres, adminKey: users.postgres.admin });
+    const ceiling = await startCeiling(bodyFile, workers);
     ceiling.name = 'node:http ceiling';
     await measure(scale, ceiling, 'page 1', '/rest/v1/budget_item/', undefined, 'cached');
     await ceiling.stop();
@@ -215,7 +287,12 @@ for (const scale of scales) {
       }
       summary[`scale ${scale}: page 1, ${store} ${mode} / ceiling`] = ratio(find(scale, 'page 1', `rsr-api ${store}`, mode), find(scale, 'page 1', 'node:http ceiling'));
     }
+    // The mix's reads (its requests but the writes' share) against DRF's reads of the same mix.
+    const ours = find(scale, 'mixed, 5 % writes', `rsr-api ${store}`);
+    const drf = find(scale, 'mixed, reads only', 'drf');
+    if (ours && drf) summary[`scale ${scale}: mixed reads, ${store} / drf`] = ((ours.requestsPerSecond * (1 - WRITE_SHARE)) / drf.requestsPerSecond).toFixed(1);
   }
+  summary[`scale ${scale}: page 1 fresh, postgres / sqlite`] = ratio(find(scale, 'page 1', 'rsr-api postgres', 'fresh'), find(scale, 'page 1', 'rsr-api sqlite', 'fresh'));
 }
 // Flat as the data grows: scale 100 against scale 1 for the same scenario (1.00 = as fast).
 if (scales.includes(1)) {
@@ -231,7 +308,7 @@ for (const key of Object.keys(summary)) if (summary[key] === 'n/a') delete summa
 const report = {
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-  settings: { duration, connections, scales },
+  settings: { duration, connections, scales, workers, mixedDuration },
   summary, notes, results,
 };
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });

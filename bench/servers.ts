@@ -13,6 +13,20 @@ export interface Running {
 
 const root = new URL('..', import.meta.url).pathname;
 
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/** Resident memory of a server in MiB: of its largest process (a worker, when it has workers). */
+function largestRss(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  return Math.max(rssOf(pid), ...children.map((child) => {
+    try {
+      return rssOf(child);
+    } catch {
+      return 0; // ended meanwhile
+    }
+  }));
+}
+
 /** Starts `command` and waits until it prints where it listens. */
 function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, cwd = root): Promise<Running> {
   return new Promise((resolve, reject) => {
@@ -32,7 +46,7 @@ function start(name: string, command: string, args: string[], env: NodeJS.Proces
         name,
         base: match[1].replace('localhost', '127.0.0.1').replace(/\/$/, ''),
         pid: child.pid as number,
-        rssMiB: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+        rssMiB: () => largestRss(child.pid as number),
         stop: () => new Promise((done) => {
           if (child.exitCode !== null) return done();
           child.once('close', () => done());
@@ -46,12 +60,15 @@ function start(name: string, command: string, args: string[], env: NodeJS.Proces
   });
 }
 
-export function startOurs(databaseUrl: string): Promise<Running> {
-  return start('rsr-api', process.execPath, ['bin/rsr-api.mjs', 'serve'], { DATABASE_URL: databaseUrl, PORT: '0' }, /listening on (http:\/\/\S+?)\/rest\/v1\//);
+/** `rsr-api serve` with `workers` processes (by default one per CPU, as it runs by default). */
+export function startOurs(databaseUrl: string, workers?: number): Promise<Running> {
+  const env = { DATABASE_URL: databaseUrl, PORT: '0', ...(workers ? { WORKERS: String(workers) } : {}) };
+  return start('rsr-api', process.execPath, ['bin/rsr-api.mjs', 'serve'], env, /listening on (http:\/\/\S+?)\/rest\/v1\//);
 }
 
-export function startCeiling(bodyFile: string): Promise<Running> {
-  return start('ceiling', process.execPath, ['bench/ceiling.mjs', bodyFile], {}, /listening on (http:\/\/\S+)/);
+/** The ceiling with as many processes as our server runs. */
+export function startCeiling(bodyFile: string, workers: number): Promise<Running> {
+  return start('ceiling', process.execPath, ['bench/ceiling.mjs', bodyFile], { WORKERS: String(workers) }, /listening on (http:\/\/\S+)/);
 }
 
 /** The Django REST Framework reference (../shared/peers/drf), in spec mode, under gunicorn. */

@@ -4,6 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import cluster from 'node:cluster';
+import { superviseWorkers } from './commands/cluster.ts';
 import { serve } from './commands/serve.ts';
 import { loadDemo, writeDemoFiles } from './commands/demo.ts';
 import { progress, say, summary, Unavailable, UsageError } from './commands/messages.ts';
@@ -32,7 +34,7 @@ const USAGE = `usage: rsr-api <command>
 
 environment (README, Configuration):
   PORT (8000)  HOST (127.0.0.1)  DATABASE_URL (sqlite:./data/rsr.sqlite, or postgres://user:password@host:5432/name)
-  DATABASE_POOL_SIZE (10)  TIME_ZONE (Europe/Stockholm)  TRUST_PROXY (off)  ALLOWED_HOSTS (any)
+  DATABASE_POOL_SIZE (10)  WORKERS (one per CPU)  TIME_ZONE (Europe/Stockholm)  TRUST_PROXY (off)  ALLOWED_HOSTS (any)
   LOG_LEVEL (info)  LOG_FORMAT (pretty in a terminal, else json)  METRICS_TOKEN (none)  CORS_ORIGINS (none)
   RATE_LIMIT (off, e.g. 600/minute)  REQUEST_TIMEOUT (30 s)  HEADERS_TIMEOUT (10 s)  KEEP_ALIVE_TIMEOUT (65 s)
   STATEMENT_TIMEOUT_MS (10000)  MAX_EVENT_LOOP_DELAY_MS (200)  SHUTDOWN_TIMEOUT (25 s)`;
@@ -89,7 +91,7 @@ async function run(argv: string[]): Promise<void> {
   // Before any configuration is read or database opened: a typo touches nothing.
   if (!COMMANDS.has(command)) throw new UsageError(`unknown command '${command}'`);
   const config = loadConfig();
-  if (command === 'serve') return serve(config, values.demo ?? false);
+  if (command === 'serve') return cluster.isPrimary && config.workers > 1 ? superviseWorkers(config, values.demo ?? false) : serve(config, values.demo ?? false);
   // Files only: no database of DATABASE_URL is opened.
   if (command === 'demo' && !values.load) return writeDemoFiles(dir ?? './data/demo', number(values.scale, 'scale', 1), number(values.seed, 'seed', 1), config.timeZone);
   const { engine, applied } = await open(config);

@@ -2,6 +2,7 @@
  * Settings from the environment, with the defaults a newcomer needs (README, "Configuration").
  * Every value is checked before anything opens: a mistake is one line naming the variable.
  */
+import { availableParallelism } from 'node:os';
 import { maskUrl } from './ops/redact.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from './store/engine/index.ts';
 
@@ -9,7 +10,10 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** PostgreSQL connections of the whole service, divided among its workers. */
   databasePoolSize: number;
+  /** Processes that answer requests (node:cluster): one per CPU by default. */
+  workers: number;
   timeZone: string;
   trustProxy: boolean;
   /** Host names requests may address (links are built from them); null: any. */
@@ -168,6 +172,7 @@ export function loadConfig(env: Env = process.env, terminal = Boolean(process.st
     host: env.HOST || '127.0.0.1',
     databaseUrl: databaseUrl(env.DATABASE_URL || 'sqlite:./data/rsr.sqlite'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    workers: integer(env, 'WORKERS', availableParallelism(), 1, 256),
     timeZone: validTimeZone(env.TIME_ZONE || 'Europe/Stockholm'),
     trustProxy: yes(env.TRUST_PROXY),
     allowedHosts: allowedHosts(env.ALLOWED_HOSTS),

@@ -128,7 +128,7 @@ for (const store of testStores()) {
       const author = MATRIX_USERS.findIndex((user) => user.role === (role === 'anonymous' ? 'administrator' : role)) + 1;
       const stamp = '2024-06-01T10:00:00.000000Z';
       const record = { data: project, user: author, comment: `By ${role}`, created_at: stamp, last_modified_at: stamp };
-      return changeData(server.engine, (trx) => insertRecord(server.engine, trx, comments, record));
+      return changeData(server.engine, [comments.table], (trx) => insertRecord(server.engine, trx, comments, record));
     }
 
     for (const row of rows) {

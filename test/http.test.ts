@@ -185,6 +185,7 @@ for (const store of testStores()) {
         // The same request id both times: it is the one header the caller chooses (observe.ts).
         const asked = { ...headers, 'x-request-id': `variant-${index}` };
         const first = await rawRequest(server.base, path, { method, headers: asked });
+        await rawRequest(server.base, path, { method, headers: asked }); // made again, and kept
         const second = await rawRequest(server.base, path, { method, headers: asked });
         const label = `${method} ${JSON.stringify(headers)}`;
         assert.equal(first.status, 200);
@@ -220,6 +221,7 @@ for (const store of testStores()) {
           const fresh = await rawRequest(server.base, path, { headers });
           // Large enough to be compressed for clients that ask.
           if (!asked) assert.ok(Number(fresh.headers.get('content-length')) > 1024, label);
+          await rawRequest(server.base, path, { headers }); // made again, and kept
           const cached = await rawRequest(server.base, path, { headers });
           assert.equal(fresh.status, 200, label);
           assert.equal(fresh.headers.get('content-type'), type, label);

@@ -97,6 +97,25 @@ for (const store of testStores()) {
     });
   });
 
+  describe(`long reads off the event loop (${store.name})`, { skip: store.name !== 'sqlite' }, () => {
+    // SQLite runs a statement on the thread that calls it: a long one runs on a reader thread.
+    const server = useServer(store, longTexts);
+
+    test('while a filter scans for seconds, other requests are answered at once', async () => {
+      let scanning = true;
+      // Some 1.6 billion comparisons: seconds, where the other request takes milliseconds.
+      const hostile = request(server.base, `/rest/v1/project_custom_field/?value__contains=${'a'.repeat(80)}b`).finally(() => (scanning = false));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(scanning, 'the scan takes longer than this test needs');
+      const other = await request(server.base, '/rest/v1/keyword/');
+      assert.equal(other.status, 200);
+      // Had the scan held the event loop, this answer would have come after it.
+      assert.ok(scanning, 'answered while the scan went on');
+      const answer = await hostile;
+      assert.deepEqual([answer.status, answer.body.count], [200, 0]);
+    });
+  });
+
   describe(`load shedding (${store.name})`, () => {
     const server = useServer(store, undefined, { limits: { maxEventLoopDelayMs: 5 } });
 

@@ -55,7 +55,8 @@ for (const store of testStores()) {
       const shown = entries.map(({ level, msg, requestId, method, url, status, cache, caller }) => ({ level, msg, requestId, method, url, status, cache, caller }));
       assert.deepEqual(shown, [
         { level: 30, msg: 'request', requestId: 'trace-abc.123', method: 'GET', url: '/rest/v1/keyword/?log=1', status: 200, cache: 'miss', caller: 'anonymous' },
-        { level: 30, msg: 'request', requestId: second.headers.get('x-request-id'), method: 'GET', url: '/rest/v1/keyword/?log=1', status: 200, cache: 'hit', caller: 'anonymous' },
+        // Made again the second time, and kept then (response-cache.ts: URLs asked for once are not kept).
+        { level: 30, msg: 'request', requestId: second.headers.get('x-request-id'), method: 'GET', url: '/rest/v1/keyword/?log=1', status: 200, cache: 'miss', caller: 'anonymous' },
         { level: 30, msg: 'request', requestId: hostile.headers.get('x-request-id'), method: 'GET', url: '/rest/v1/keyword/?log=1', status: 200, cache: 'hit', caller: 'anonymous' },
       ]);
       for (const entry of entries) {
@@ -116,20 +117,21 @@ for (const store of testStores()) {
     test('requests per route and status, latency histograms, caches, queries and the process, moving as requests are answered', async () => {
       const before = await scrape();
       const route = { method: 'GET', route: '/rest/v1/budget_item/', status: '200' };
-      await request(server.base, '/rest/v1/budget_item/?metrics=1');
-      await request(server.base, '/rest/v1/budget_item/?metrics=1');
+      // Made twice (kept the second time), then answered from the cache.
+      for (let index = 0; index < 3; index += 1) await request(server.base, '/rest/v1/budget_item/?metrics=1');
       await request(server.base, '/rest/v1/budget_item/?metrics=2');
       assert.equal((await request(server.base, '/rest/v1/budget_item/999999/')).status, 404);
       const after = await scrape();
-      assert.equal(value(after, 'rsr_api_http_requests_total', route) - value(before, 'rsr_api_http_requests_total', route), 3);
+      assert.equal(value(after, 'rsr_api_http_requests_total', route) - value(before, 'rsr_api_http_requests_total', route), 4);
       assert.equal(value(after, 'rsr_api_http_requests_total', { route: '/rest/v1/budget_item/:segment/', status: '404' }) - value(before, 'rsr_api_http_requests_total', { route: '/rest/v1/budget_item/:segment/', status: '404' }), 1);
-      assert.equal(value(after, 'rsr_api_http_request_duration_seconds_count', route) - value(before, 'rsr_api_http_request_duration_seconds_count', route), 3);
-      assert.equal(value(after, 'rsr_api_http_request_duration_seconds_bucket', { ...route, le: '+Inf' }) - value(before, 'rsr_api_http_request_duration_seconds_bucket', { ...route, le: '+Inf' }), 3);
+      assert.equal(value(after, 'rsr_api_http_request_duration_seconds_count', route) - value(before, 'rsr_api_http_request_duration_seconds_count', route), 4);
+      assert.equal(value(after, 'rsr_api_http_request_duration_seconds_bucket', { ...route, le: '+Inf' }) - value(before, 'rsr_api_http_request_duration_seconds_bucket', { ...route, le: '+Inf' }), 4);
       assert.equal(after.get('rsr_api_http_request_duration_seconds')?.type, 'histogram');
       assert.equal(value(after, 'rsr_api_response_cache_requests_total', { result: 'hit' }) - value(before, 'rsr_api_response_cache_requests_total', { result: 'hit' }), 1);
-      assert.equal(value(after, 'rsr_api_response_cache_requests_total', { result: 'miss' }) - value(before, 'rsr_api_response_cache_requests_total', { result: 'miss' }), 3);
+      // ?metrics=1 twice, ?metrics=2, and the record not found.
+      assert.equal(value(after, 'rsr_api_response_cache_requests_total', { result: 'miss' }) - value(before, 'rsr_api_response_cache_requests_total', { result: 'miss' }), 4);
       assert.ok(value(after, 'rsr_api_response_cache_bytes') > value(before, 'rsr_api_response_cache_bytes'));
-      assert.ok(value(after, 'rsr_api_response_cache_entries') >= 2);
+      assert.ok(value(after, 'rsr_api_response_cache_entries') >= 1);
       // ?metrics=2 counts the same list again: found in the count cache.
       assert.ok(value(after, 'rsr_api_count_cache_requests_total', { result: 'hit' }) > value(before, 'rsr_api_count_cache_requests_total', { result: 'hit' }));
       assert.ok(value(after, 'rsr_api_count_cache_requests_total', { result: 'miss' }) > value(before, 'rsr_api_count_cache_requests_total', { result: 'miss' }));

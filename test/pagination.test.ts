@@ -91,6 +91,24 @@ for (const store of testStores()) {
       assert.equal(body.previous, `${list}?limit=1000`);
     });
 
+    test('a long page, written a hundred records at a time, is byte for byte the short pages\' records joined', async () => {
+      /** The text of a list answer's records: between `"results":[` (or `"objects":[`) and the closing `]}`. */
+      const listText = (text: string) => {
+        const key = text.startsWith('{"meta"') ? '"objects":[' : '"results":[';
+        return text.slice(text.indexOf(key) + key.length, -2);
+      };
+      for (const [long, short] of [
+        ['/rest/v1/budget_item/?limit=1000&ordering=-amount', (page: number) => `/rest/v1/budget_item/?limit=100&ordering=-amount&page=${page}`],
+        ['/api/v1/budget_item/?limit=350&offset=7', (page: number) => `/api/v1/budget_item/?limit=50&offset=${7 + (page - 1) * 50}`],
+      ] as const) {
+        const whole = await rawRequest(server.base, long);
+        const parts: string[] = [];
+        for (let page = 1; page <= (long.includes('limit=1000') ? 10 : 7); page += 1) parts.push(listText((await rawRequest(server.base, short(page))).text));
+        assert.equal(listText(whole.text), parts.join(','), long);
+        assert.equal(whole.headers.get('content-length'), String(Buffer.byteLength(whole.text)));
+      }
+    });
+
     test('links keep every parameter, sorted by key, encoded as a form', async () => {
       const query = 'ordering=label&format=json&zeta=a%20b&page=3&x=&x=2&q=%C3%A9t%C3%A9&slash=%2F%3F&plus=a+b';
       const { body } = await request(server.base, `/rest/v1/budget_item/?${query}`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import pg from 'pg';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { runCli, startCliServer, type RunningServer } from './support/cli.ts';
+import { runCli, slowLinkWrite, startCliServer, type RunningServer } from './support/cli.ts';
 import { FIXTURE, testStores } from './support/server.ts';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'rsr-start-'));
@@ -24,6 +24,7 @@ describe('configuration', () => {
     [{ PORT: '80a' }, "PORT must be a whole number from 0 to 65535, not '80a'"],
     [{ PORT: '70000' }, "PORT must be a whole number from 0 to 65535, not '70000'"],
     [{ DATABASE_POOL_SIZE: '0' }, "DATABASE_POOL_SIZE must be a whole number from 1 to 1000, not '0'"],
+    [{ WORKERS: '0' }, "WORKERS must be a whole number from 1 to 256, not '0'"],
     [{ LOG_LEVEL: 'loud' }, "LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not 'loud'"],
     [{ RATE_LIMIT: 'lots' }, "RATE_LIMIT must be like 600/minute (per second, minute or hour), or off; not 'lots'"],
     [{ CORS_ORIGINS: 'dashboard.example.org' }, "CORS_ORIGINS: 'dashboard.example.org' is not an origin such as https://dashboard.example.org"],
@@ -57,14 +58,14 @@ for (const store of testStores()) {
         const results = await Promise.all(Array.from({ length: 4 }, () => runCli(['migrate'], { DATABASE_URL: database.url })));
         assert.deepEqual(results.map((result) => result.code), [0, 0, 0, 0], results.map((result) => result.stderr).join('\n'));
         const said = results.map((result) => result.stderr.replace(/ to .*| of .*/s, ''));
-        assert.deepEqual(said.sort(), ['Applied migrations 1, 2, 3, 4', 'Schema', 'Schema', 'Schema'].sort());
+        assert.deepEqual(said.sort(), ['Applied migrations 1, 2, 3, 4, 5, 6', 'Schema', 'Schema', 'Schema'].sort());
         assert.equal(results.filter((result) => /is up to date\.\n$/.test(result.stderr)).length, 3);
         if (store.name === 'postgres') {
           const client = new pg.Client({ connectionString: database.url });
           await client.connect();
           const { rows } = await client.query('select version from schema_migration order by version');
           await client.end();
-          assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4]);
+          assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6]);
         }
       } finally {
         await database.drop();
@@ -84,17 +85,7 @@ for (const store of testStores()) {
         key = (await runCli(['token', 'create', '--email', 'ana@example.org'], { DATABASE_URL: url })).stdout.trim();
       });
 
-      /** A write whose body arrives slowly: its headers and half its body now, the rest when asked. */
-      function slowWrite(server: RunningServer) {
-        const body = JSON.stringify({ project: 1, url: 'https://example.org/in-flight' });
-        const socket = net.connect(Number(new URL(server.base).port), '127.0.0.1');
-        let answer = '';
-        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-        const ended = new Promise<string>((resolve) => socket.on('close', () => resolve(answer)));
-        socket.write(`POST /rest/v1/link/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
-        // The rest written, not ended: a client half-closing would tell the server it is gone.
-        return { finish: () => socket.write(body.slice(10)), ended, destroy: () => socket.destroy() };
-      }
+      const slowWrite = (server: RunningServer) => slowLinkWrite(server.base, key);
 
       test('SIGTERM: new connections refused, the request in flight finished (201), then exit 0', async () => {
         const server = await startCliServer([], { DATABASE_URL: url });

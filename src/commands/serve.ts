@@ -1,8 +1,10 @@
 /**
- * `rsr-api serve`: the API on PORT, with its log, metrics and limits as configured, and a
- * graceful end: on SIGTERM or SIGINT it stops accepting, finishes the requests in flight, closes
- * the database and exits 0 (1 past SHUTDOWN_TIMEOUT); a second signal exits at once.
+ * `rsr-api serve`: the API on PORT, with its log, metrics and limits as configured, from WORKERS
+ * processes (cluster.ts) or one; and a graceful end: on SIGTERM or SIGINT a server stops
+ * accepting, finishes the requests in flight, closes the database and exits 0 (1 past
+ * SHUTDOWN_TIMEOUT); a second signal exits at once.
  */
+import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
@@ -15,9 +17,9 @@ import { createDemoUsers, loadDemo } from './demo.ts';
 import { formatCount } from './messages.ts';
 
 /** The engine as the server uses it: its statements timed for the metrics, its stray errors logged. */
-function openForServing(config: Config, metrics: Metrics, logger: Logger): Engine {
+function openForServing(config: Config, metrics: Metrics, logger: Logger, poolSize = config.databasePoolSize): Engine {
   return openEngine(config.databaseUrl, {
-    poolSize: config.databasePoolSize,
+    poolSize,
     statementTimeoutMs: config.limits.statementTimeoutMs,
     onQuery: (seconds, failed) => metrics.querySeconds.observe({ outcome: failed ? 'error' : 'ok' }, seconds),
     onError: (error, what) => logger.error({ err: error }, what),
@@ -25,7 +27,7 @@ function openForServing(config: Config, metrics: Metrics, logger: Logger): Engin
 }
 
 /** Migrates once the database answers; with `--demo`, fills an empty database. What it holds, for the start-up line. */
-async function prepare(engine: Engine, schemaReady: () => Promise<void>, withDemo: boolean): Promise<string> {
+export async function prepare(engine: Engine, schemaReady: () => Promise<void>, withDemo: boolean): Promise<string> {
   try {
     await schemaReady();
     const projects = async () => Number((await engine.db.selectFrom('project').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
@@ -41,12 +43,37 @@ async function prepare(engine: Engine, schemaReady: () => Promise<void>, withDem
   }
 }
 
+/** The service from this one process (WORKERS=1), or as one of the workers cluster.ts starts. */
 export async function serve(config: Config, withDemo: boolean): Promise<void> {
+  if (cluster.isWorker) return serveAsWorker(config);
   const logger = createLogger(config);
   const metrics = new Metrics();
   const engine = openForServing(config, metrics, logger);
   const schemaReady = schemaGate(engine);
   const contents = await prepare(engine, schemaReady, withDemo);
+  await listen(config, logger, metrics, engine, schemaReady, (address) => `rsr-api listening on ${shownAddress(address)}/rest/v1/ (${engine.name} ${maskUrl(engine.location)}: ${contents})`);
+}
+
+/** What the primary sends a worker to have it finish its requests and exit. */
+export const STOP = 'rsr-api:stop';
+
+/** Where the API is, as a person would type it. */
+export const shownAddress = (address: string): string => address.replace(/\/\/(127\.0\.0\.1|0\.0\.0\.0)\b/, '//localhost');
+
+/**
+ * One of the WORKERS processes: the primary has migrated (and loaded the demo); the worker's
+ * share of the pool, and metrics that show every worker's figures.
+ */
+async function serveAsWorker(config: Config): Promise<void> {
+  const logger = createLogger(config).child({ worker: cluster.worker?.id });
+  const metrics = new Metrics();
+  metrics.joinCluster();
+  const engine = openForServing(config, metrics, logger, Math.max(1, Math.floor(config.databasePoolSize / config.workers)));
+  const schemaReady = schemaGate(engine);
+  await listen(config, logger, metrics, engine, schemaReady, (address) => `worker listening on ${shownAddress(address)}`);
+}
+
+async function listen(config: Config, logger: Logger, metrics: Metrics, engine: Engine, schemaReady: () => Promise<void>, listening: (address: string) => string): Promise<void> {
   const app = buildApp({
     engine, schemaReady, logger, metrics,
     timeZone: config.timeZone,
@@ -57,12 +84,13 @@ export async function serve(config: Config, withDemo: boolean): Promise<void> {
     rateLimit: config.rateLimit,
     metricsToken: config.metricsToken,
   });
-  closeWithGrace(
+  const graceful = closeWithGrace(
     {
       delay: config.shutdownTimeoutMs,
       // A hang-up is a terminal gone away: nothing is left to finish requests for or to log to
-      // (a graceful stop writing to the dead terminal spun at full CPU), so it ends the process at once.
-      skip: ['SIGHUP'],
+      // (a graceful stop writing to the dead terminal spun at full CPU), so it ends the process at
+      // once. A worker's signals are the primary's to answer (below).
+      skip: cluster.isWorker ? ['SIGHUP', 'SIGINT', 'SIGTERM'] : ['SIGHUP'],
       logger: { error: (message: unknown) => logger.error(message) },
     },
     async ({ signal, err }) => {
@@ -73,10 +101,20 @@ export async function serve(config: Config, withDemo: boolean): Promise<void> {
       logger.info('stopped');
     },
   );
-  await app.listen({
-    port: config.port,
-    host: config.host,
-    // Fastify's own start-up line, with where the API is and what it serves.
-    listenTextResolver: (address) => `rsr-api listening on ${address.replace(/\/\/(127\.0\.0\.1|0\.0\.0\.0)\b/, '//localhost')}/rest/v1/ (${engine.name} ${maskUrl(engine.location)}: ${contents})`,
-  });
+  if (cluster.isWorker) {
+    // A signal (a terminal sends it to every process), the primary's word, or the primary gone:
+    // whichever comes first starts the graceful end, the others change nothing. A second signal
+    // is the primary's to act on: it stops every worker at once.
+    let stopping = false;
+    const stop = () => {
+      if (!stopping) void graceful.close();
+      stopping = true;
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    process.on('message', (message: { type?: unknown } | null) => message?.type === STOP && stop());
+    process.on('disconnect', stop);
+  }
+  // Fastify's own start-up line, with where the API is and what it serves.
+  await app.listen({ port: config.port, host: config.host, listenTextResolver: listening });
 }

@@ -5,6 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller, Resource } from '../resources/define.ts';
+import { tablesRead } from '../resources/reads.ts';
 import { renderRecords } from '../resources/render.ts';
 import { FilterError } from '../query/filters.ts';
 import { locatePage, offsetLinks, pageLinks, parseListQuery, parseOffset, type ListQuery } from '../query/list-query.ts';
@@ -12,7 +13,8 @@ import type { QueryPairs } from '../query/params.ts';
 import { badFilter, invalidPage, notFound } from './errors.ts';
 import { metadata } from './metadata.ts';
 import { chooseFormat, type Format } from './negotiate.ts';
-import { represent, representJson, send } from './respond.ts';
+import { represent, representJson, representList, send } from './respond.ts';
+import { recordSchema } from './schemas.ts';
 import { resourceOf } from './services.ts';
 import { baseUrl, queryPairs } from './url.ts';
 
@@ -59,6 +61,9 @@ export function listQuery(resource: Resource, pairs: QueryPairs, caller: Caller)
   }
 }
 
+/** One record as JSON, as the record's route writes it (compiled once per schema by Fastify). */
+const recordSerializer = (reply: FastifyReply, resource: Resource) => reply.compileSerializationSchema(recordSchema(resource)) as (record: unknown) => string;
+
 /** How many records the caller may see that match the list's filters. */
 const countOf = (request: FastifyRequest, query: ListQuery) => request.server.services.reader.count(resourceOf(request), request.caller, query.filters);
 
@@ -84,7 +89,7 @@ export async function renderOne(request: FastifyRequest, id: number): Promise<Re
 export async function list(request: ListRequest, reply: FastifyReply) {
   const format = listFormat(request, reply);
   const resource = resourceOf(request);
-  return request.server.services.responses.send(request, reply, async () => {
+  return request.server.services.responses.send(request, reply, tablesRead(resource), async () => {
     const pairs = queryPairs(request);
     const query = listQuery(resource, pairs, request.caller);
     if (query.page.kind === 'invalid') throw invalidPage();
@@ -92,7 +97,7 @@ export async function list(request: ListRequest, reply: FastifyReply) {
     const page = locatePage(query.page, query.limit, count);
     if (!page) throw invalidPage();
     const results = await readPage(request, query, count, page.offset);
-    return represent(reply, format, { count, ...pageLinks(baseUrl(request), pairs, page), results }, { listKey: 'results', filename: resource.name });
+    return representList(reply, format, { count, ...pageLinks(baseUrl(request), pairs, page), results }, { listKey: 'results', filename: resource.name }, recordSerializer(reply, resource));
   });
 }
 
@@ -100,7 +105,7 @@ export async function list(request: ListRequest, reply: FastifyReply) {
 export async function legacyList(request: ListRequest, reply: FastifyReply) {
   const format = requireFormat(request, request.params.format, queryPairs(request));
   const resource = resourceOf(request);
-  return request.server.services.responses.send(request, reply, async () => {
+  return request.server.services.responses.send(request, reply, tablesRead(resource), async () => {
     const pairs = queryPairs(request);
     const query = listQuery(resource, pairs, request.caller);
     const offset = parseOffset(pairs);
@@ -110,14 +115,14 @@ export async function legacyList(request: ListRequest, reply: FastifyReply) {
     const { next, previous } = offsetLinks(baseUrl(request), pairs, offset, query.limit, count);
     const shownOffset = offset <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(offset) : offset;
     const meta = { limit: query.limit, next, offset: shownOffset, previous, total_count: count };
-    return represent(reply, format, { meta, objects }, { listKey: 'objects', filename: resource.name });
+    return representList(reply, format, { meta, objects }, { listKey: 'objects', filename: resource.name }, recordSerializer(reply, resource));
   });
 }
 
 export async function detail(request: DetailRequest, reply: FastifyReply) {
   const { id, format } = detailTarget(request, reply);
   const resource = resourceOf(request);
-  return request.server.services.responses.send(request, reply, async () => represent(reply, format, await renderOne(request, id), { listKey: null, filename: resource.name }));
+  return request.server.services.responses.send(request, reply, tablesRead(resource), async () => represent(reply, format, await renderOne(request, id), { listKey: null, filename: resource.name }));
 }
 
 export async function listOptions(request: ListRequest, reply: FastifyReply) {

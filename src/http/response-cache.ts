@@ -1,19 +1,26 @@
 /**
- * Finished answers of GET requests (any format), kept per instance and sent again while the
- * data version in the database is the one they were made at: exact after any write, from any
- * instance. A repeated request is answered from an onRequest hook through the same respond step
+ * Finished answers of GET requests (any format), kept per process and sent again while the
+ * tables they were read from are unchanged (store/data-version.ts, `stamp`): exact after any
+ * write, from any process, and still kept after a write to a table they do not read. A repeated
+ * request is answered from an onRequest hook through the same respond step
  * as a fresh one (respond.ts), so it costs one indexed read and the write of a prepared buffer.
+ * An answer is kept once its URL has been asked for twice: URLs asked for once do not churn it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine } from '../store/engine/index.ts';
+import { stamp } from '../store/data-version.ts';
+import type { Engine, Versions } from '../store/engine/index.ts';
 import { send, type Representation } from './respond.ts';
 import { origin } from './url.ts';
 
 const MAX_ENTRIES = 2000;
 const MAX_BYTES = 32 * 1024 * 1024;
+/** URLs asked for once, remembered so that an answer asked for again is kept (a probation list). */
+const MAX_SEEN = 10_000;
 
 interface Entry {
   key: string;
+  /** The tables the answer was read from, and their stamp when it was made. */
+  tables: readonly string[];
   version: number;
   answer: Representation;
   bytes: number;
@@ -28,6 +35,12 @@ declare module 'fastify' {
 
 export class ResponseCache {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Keys whose answer was made once and not kept: most URLs a busy service sees (a dashboard's
+   * cache-busting parameter, a crawler) are asked for once, and keeping each answer would only
+   * push out those asked for again and again. An answer is kept the second time it is made.
+   */
+  private readonly seen = new Set<string>();
   private bytes = 0;
   private hits = 0;
   private misses = 0;
@@ -65,30 +78,43 @@ export class ResponseCache {
       // Most recently used last: eviction drops the entries longest unused.
       this.entries.delete(kept.key);
       this.entries.set(kept.key, kept);
-      let now: number | undefined;
+      let now: Versions | undefined;
       try {
         now = this.engine.versionNow();
       } catch (error) {
         return done(error as Error);
       }
-      const replay = () => {
+      const answer = (versions: Versions) => {
+        if (stamp(versions, kept.tables) !== kept.version) return done();
         this.hits += 1;
         request.cache = 'hit';
         void send(request, reply, kept.answer);
       };
-      if (now !== undefined) return now === kept.version ? replay() : done();
-      this.engine.version().then((version) => (version === kept.version ? replay() : done()), done);
+      if (now !== undefined) return answer(now);
+      this.engine.version().then(answer, done);
     });
   }
 
-  /** Sends the answer `make` gives, and remembers it for identical requests at this data version. */
-  async send(request: FastifyRequest, reply: FastifyReply, make: () => Promise<Representation>): Promise<FastifyReply> {
+  /**
+   * Sends the answer `make` gives, read from `tables`, and remembers it for identical requests
+   * while those tables are unchanged.
+   */
+  async send(request: FastifyRequest, reply: FastifyReply, tables: readonly string[], make: () => Promise<Representation>): Promise<FastifyReply> {
     this.misses += 1;
     request.cache = 'miss';
-    const version = await this.engine.version();
+    const version = stamp(this.engine.versionNow() ?? (await this.engine.version()), tables);
     const answer = await make();
-    this.remember({ key: this.key(request), version, answer, bytes: answer.body.length });
+    const key = this.key(request);
+    if (this.admits(key)) this.remember({ key, tables, version, answer, bytes: answer.body.length });
     return send(request, reply, answer);
+  }
+
+  /** Whether an answer for `key` is to be kept: the second time it was asked for (or later). */
+  private admits(key: string): boolean {
+    if (this.seen.delete(key) || this.entries.has(key)) return true;
+    if (this.seen.size >= MAX_SEEN) this.seen.delete(this.seen.values().next().value as string);
+    this.seen.add(key);
+    return false;
   }
 
   private remember(entry: Entry): void {

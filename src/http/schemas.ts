@@ -2,8 +2,13 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { Nullable, type Resource } from '../resources/define.ts';
 
+const records = new WeakMap<Resource, TObject>();
+
+/** One record's schema, one object per resource (Fastify compiles a serializer once per schema object). */
 export function recordSchema(resource: Resource): TObject {
-  return Type.Object(Object.fromEntries(Object.entries(resource.fields).map(([name, field]) => [name, field.schema])));
+  let schema = records.get(resource);
+  if (!schema) records.set(resource, (schema = Type.Object(Object.fromEntries(Object.entries(resource.fields).map(([name, field]) => [name, field.schema])))));
+  return schema;
 }
 
 export function pageSchema(resource: Resource): TObject {

@@ -4,6 +4,7 @@
  * the process (event-loop lag, memory, CPU). Knows nothing of HTTP: the server feeds it.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { clusterMetrics } from './cluster-metrics.ts';
 
 /** Latency buckets in seconds, from a cached answer (< 1 ms) to a large report. */
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -35,6 +36,8 @@ export class Metrics {
   readonly shed = new Counter({ name: 'rsr_api_shed_requests_total', help: 'Requests refused with 503 because the event loop lagged.', registers: [this.registry] });
   readonly throttled = new Counter({ name: 'rsr_api_rate_limited_requests_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
   private gauges: Gauges | null = null;
+  /** In a worker of a cluster: every worker's metrics, gathered by the primary. */
+  private gathered: (() => Promise<string>) | null = null;
 
   constructor() {
     this.cacheMetrics();
@@ -98,8 +101,13 @@ export class Metrics {
 
   readonly contentType = this.registry.contentType;
 
-  /** The exposition: this server's metrics and the process's. */
+  /** This process is one worker of several: from now on the exposition is the whole service's. */
+  joinCluster(): void {
+    this.gathered = clusterMetrics([this.registry, processMetrics()]);
+  }
+
+  /** The exposition: this server's metrics and the process's (every worker's, in a cluster). */
   async text(): Promise<string> {
-    return Registry.merge([this.registry, processMetrics()]).metrics();
+    return this.gathered ? this.gathered() : Registry.merge([this.registry, processMetrics()]).metrics();
   }
 }

@@ -245,6 +245,9 @@ export function parseFilters(resource: Resource, pairs: QueryPairs, caller: Call
   return { kind: 'and', items };
 }
 
+/** Whether the tree filters anything (parseFilters gives an empty `and` for none). */
+export const filtersAnything = (filters: FilterTree | undefined): boolean => filters !== undefined && !(filters.kind === 'and' && filters.items.length === 0);
+
 /** A text that is the same for the same filters (a cache key): the tree without field declarations. */
 export function filterKey(filters: FilterTree | undefined): string {
   return JSON.stringify(filters ?? null, (key, value) => (key === 'field' ? undefined : value));

@@ -53,10 +53,11 @@ export interface StoredField {
    */
   filter?: 'admins' | 'no-one';
   /**
-   * Lists are often filtered ('filter') or ordered ('order', which also serves filters) by this
-   * field: the store keeps indexes for it, so that a large list answers without a full scan.
+   * Lists are often filtered by this field: the store keeps an index for it, so that a large list
+   * answers without a full scan. (Every field a list may be ordered by is indexed for that
+   * order anyway, which serves its filters too: store/indexes.ts.)
    */
-  index?: 'filter' | 'order';
+  index?: 'filter';
   schema: TSchema;
   /** How the value is shown when that is not simply the stored value. */
   render?(row: Row, ctx: RenderContext, related: Related): unknown;
@@ -161,6 +162,8 @@ export interface Resource extends Entity {
   related?: Readonly<Record<string, Relation>>;
   /** What simple relations cannot say: fills each record's `related` (same index as `rows`). */
   expand?(rows: Row[], related: Related[], lookup: Lookup, caller: Caller): Promise<void>;
+  /** The tables `expand` reads (its answers are fresh only while they are unchanged: reads.ts). */
+  reads?: readonly string[];
   /** Default: partners' edit roles for project records, administrators for the rest. */
   writers?: Writers;
   /** Fields the service sets, never the caller: `created`/`modified` timestamps, the author. */
@@ -199,7 +202,7 @@ interface Options {
   choices?: readonly (string | number)[];
   unique?: true | 'ci';
   orderable?: boolean;
-  index?: 'filter' | 'order';
+  index?: 'filter';
   filter?: 'admins' | 'no-one';
 }
 

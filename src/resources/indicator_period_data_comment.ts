@@ -70,6 +70,7 @@ const indicatorPeriodDataComment = resource({
     last_modified_at: timestamp({ null: true }),
   },
   related: { user: one('user', 'user') },
+  reads: ['employment', 'organisation'],
   async expand(rows, related, lookup) {
     const users = [...new Map(related.filter((each) => each.user).map((each) => [each.user.id, each.user])).values()];
     const organisations = await approvedOrganisations(users, lookup);

@@ -7,7 +7,7 @@ const keyword = resource({
   visibility: { kind: 'public' },
   fields: {
     id: id(),
-    label: text({ required: true, blank: false, maxLength: 100, unique: 'ci', index: 'order' }),
+    label: text({ required: true, blank: false, maxLength: 100, unique: 'ci' }),
     logo: url({ null: true, maxLength: 255 }),
   },
 });

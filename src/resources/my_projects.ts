@@ -86,5 +86,6 @@ const myProjects = resource({
     children_count: derived(Type.Integer(), (row, ctx, related) => related.childrenCount),
   },
   expand,
+  reads: ['project_location', 'partnership', 'project', 'program', 'organisation'],
 });
 export default myProjects;

@@ -39,7 +39,7 @@ const organisation = resource({
   nested: [{ field: 'locations', entity: organisationLocation, parent: 'location_target' }],
   fields: {
     id: id(),
-    name: text({ required: true, blank: false, maxLength: 40, unique: 'ci', index: 'order' }),
+    name: text({ required: true, blank: false, maxLength: 40, unique: 'ci' }),
     long_name: text({ required: true, blank: false, maxLength: 100, unique: 'ci' }),
     language: text({ choices: ['en', 'es', 'fr'], default: 'en', blank: false }),
     organisation_type: text({ null: true, choices: ['N', 'G', 'C', 'K'], blank: false }),

@@ -1,12 +1,14 @@
 /**
- * One number that every change of data moves on, kept in the database so that every service
- * instance sees it: counts and answers are cached per instance and trusted only while the number
- * is the one they were made at, which keeps them exact after any write, made anywhere. A change
- * made through this instance shows in its very next answer; one made by another instance as soon
+ * The data versions: one number that every change of data moves on, and per table the value it
+ * moved to when that table last changed. Both are kept in the database, so that every service
+ * instance (and every worker) sees them: counts and answers are cached per process and trusted
+ * only while the tables they were read from are unchanged (`stamp`), which keeps them exact
+ * after any write, made anywhere, while a new link leaves the budget items' counts cached. A
+ * change made through this process shows in its very next answer; one made by another as soon
  * as this one hears of it (the engine's notification, or its next read).
  */
 import type { Transaction } from 'kysely';
-import type { Database, Engine } from './engine/index.ts';
+import type { Database, Engine, Versions } from './engine/index.ts';
 
 export interface ChangeOptions {
   /**
@@ -19,14 +21,26 @@ export interface ChangeOptions {
 const API_LOCK_WAIT_MS = 2000;
 
 /**
- * Every change of data runs through here: in one transaction with the move of the version (and
- * the engine's announcement that other instances hear at commit). Afterwards this instance reads
- * the version again, so that its next answer already shows the change.
- *
- * The version is written first, so it is where writers wait for each other. A busy database (one
- * that does not wait for its locks itself) is tried again after a pause, until the wait is over.
+ * What an answer read from `tables` was made at: the latest version among theirs. Every change
+ * gives the tables it wrote a version above every earlier one, so this number moves exactly when
+ * one of these tables changed, and not when any other did.
  */
-export async function changeData<T>(engine: Engine, change: (trx: Transaction<Database>) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+export function stamp(versions: Versions, tables: readonly string[]): number {
+  let latest = 0;
+  for (const table of tables) latest = Math.max(latest, versions.tables.get(table) ?? 0);
+  return latest;
+}
+
+/**
+ * Every change of data runs through here, naming the tables it may write: in one transaction
+ * with the move of the versions (and the engine's announcement that other instances hear at
+ * commit). Afterwards this instance reads the versions again, so that its next answer already
+ * shows the change.
+ *
+ * The data version is written first, so it is where writers wait for each other. A busy database
+ * (one that does not wait for its locks itself) is tried again after a pause, until the wait is over.
+ */
+export async function changeData<T>(engine: Engine, tables: readonly string[], change: (trx: Transaction<Database>) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
   const wait = options.lockWaitMs ?? API_LOCK_WAIT_MS;
   const deadline = Date.now() + wait;
   for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
@@ -34,11 +48,15 @@ export async function changeData<T>(engine: Engine, change: (trx: Transaction<Da
     try {
       return await engine.db.transaction().execute(async (trx) => {
         await engine.limitLockWait(trx, wait);
-        await trx.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
+        const { version } = await trx.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).returning('version').executeTakeFirstOrThrow();
         holdsLock = true;
+        if (tables.length) {
+          await trx.insertInto('table_version').values([...new Set(tables)].map((name) => ({ name, version })))
+            .onConflict((conflict) => conflict.column('name').doUpdateSet({ version })).execute();
+        }
         await engine.announceChange(trx);
         const result = await change(trx);
-        // No answer made from here on may trust the version read before the change.
+        // No answer made from here on may trust the versions read before the change.
         engine.changed();
         return result;
       });
@@ -55,7 +73,7 @@ const MAX_ENTRIES = 5000;
 
 /**
  * Values computed from the data (counts, page boundaries), each under a key the caller makes,
- * trusted while the data version is the one they were computed at. Requests that miss together
+ * trusted while the stamp of the tables they were read from is the one they were computed at. Requests that miss together
  * share one computation instead of each scanning the table.
  */
 export class VersionedCache<T> {

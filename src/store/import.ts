@@ -90,7 +90,7 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
   const clashing = sources.filter((source) => kept.has(source.file)).map((source) => source.label);
   if (clashing.length) throw new ImportError(`${clashing.join(', ')}: --keep-users keeps the database's users and employments; the dataset may not hold them`);
   const counts = new Map<string, number>();
-  await engine.bulkLoad(() => changeData(engine, async (trx) => {
+  await engine.bulkLoad(() => changeData(engine, TABLES.map((entity) => entity.table), async (trx) => {
     // Tables that hold data keep their indexes: dropping one would lock out every reader meanwhile.
     const populated = await populatedTables(trx);
     const books = new Bookkeeping();

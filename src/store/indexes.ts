@@ -1,13 +1,14 @@
 /**
- * The secondary indexes of a table, derived from its declaration: one per foreign key (pages
- * look up and join by them) and per `index: 'filter'` field; for `index: 'order'` fields those
- * the dialect shapes so that an ordered page reads only its own rows, in either direction.
- * Bulk loads into empty tables drop them first and build them afterwards. Indexes are created
- * by name if missing (migration 4): a declaration that changes an existing index's shape comes
- * with a migration that drops it first.
+ * The secondary indexes of a table, derived from its declaration: for every field a list may be
+ * ordered by, those the dialect shapes so that a page in that order, either way, reads only its
+ * own rows (they serve the field's filters too); for other foreign keys (pages look up and join
+ * by them) and `index: 'filter'` fields, one plain index. Bulk loads into empty tables drop them
+ * first and build them afterwards. Indexes are created by name if missing: a declaration that
+ * changes an existing index's shape comes with a migration that drops it first.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.ts';
+import { RESOURCES } from '../resources/index.ts';
 import { orderColumn } from './columns.ts';
 import type { Database, Dialect } from './engine/index.ts';
 
@@ -16,12 +17,24 @@ interface Index {
   columns: RawBuilder<unknown>[];
 }
 
+/**
+ * Tables of lists that grow with the data, so are read in the order asked for from an index. A
+ * list of a caller's own projects, or of the report definitions its organisations may see, is
+ * short and sorted as it is read; an index of `project.is_public` would even lead the planner to
+ * start every project-tied list from the projects and sort what it found.
+ */
+const SHORT = new Set(['own-projects', 'organisations']);
+const LISTED = new Set(RESOURCES.filter((resource) => !SHORT.has(resource.visibility.kind)).map((resource) => resource.table));
+
+/** Every name an index of ours may have had, newer or older declarations alike. */
+const SUFFIXES = ['idx', 'asc', 'desc'];
+
 export function secondaryIndexes(entity: Entity, dialect: Dialect): Index[] {
   const indexes: Index[] = [];
   for (const [name, field] of storedFields(entity)) {
     if (name === 'id') continue;
     const column = orderColumn(name, field);
-    if (field.index === 'order') {
+    if (field.orderable && LISTED.has(entity.table)) {
       for (const [suffix, columns] of Object.entries(dialect.orderIndexes(column, field.nullable))) indexes.push({ name: `${entity.table}_${column}_${suffix}`, columns });
     } else if (field.references || field.index === 'filter') {
       indexes.push({ name: `${entity.table}_${column}_idx`, columns: [sql.ref(column)] });
@@ -38,4 +51,15 @@ export async function createSecondaryIndexes(db: Kysely<Database>, dialect: Dial
 
 export async function dropSecondaryIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
   for (const index of secondaryIndexes(entity, dialect)) await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
+}
+
+/** Drops the indexes of ours that the declaration no longer asks for (an index now covered by a wider one). */
+export async function dropUndeclaredIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
+  const declared = new Set(secondaryIndexes(entity, dialect).map((index) => index.name));
+  for (const [name, field] of storedFields(entity)) {
+    for (const suffix of SUFFIXES) {
+      const index = `${entity.table}_${orderColumn(name, field)}_${suffix}`;
+      if (!declared.has(index)) await sql`drop index if exists ${sql.id(index)}`.execute(db);
+    }
+  }
 }

@@ -9,7 +9,7 @@ import reports, { SEED_REPORTS } from '../resources/reports.ts';
 import { sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { insertRows } from './columns.ts';
-import { createSecondaryIndexes } from './indexes.ts';
+import { createSecondaryIndexes, dropUndeclaredIndexes } from './indexes.ts';
 
 interface Migration {
   version: number;
@@ -70,6 +70,25 @@ const MIGRATIONS: Migration[] = [
     name: 'indexes for the fields lists are often ordered or filtered by',
     async up(db, engine) {
       for (const entity of TABLES) await createSecondaryIndexes(db, engine.dialect, entity);
+    },
+  },
+  {
+    version: 5,
+    name: 'indexes for every field a list may be ordered by',
+    async up(db, engine) {
+      for (const entity of TABLES) {
+        await dropUndeclaredIndexes(db, engine.dialect, entity);
+        await createSecondaryIndexes(db, engine.dialect, entity);
+      }
+    },
+  },
+  {
+    version: 6,
+    name: 'a version per table, so that a change leaves what other tables answer cached',
+    async up(db) {
+      await db.schema.createTable('table_version').addColumn('name', 'text', (column) => column.primaryKey()).addColumn('version', 'integer', (column) => column.notNull()).execute();
+      const { version } = await db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
+      await db.insertInto('table_version').values(TABLES.map((entity) => ({ name: entity.table, version }))).execute();
     },
   },
 ];

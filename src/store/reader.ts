@@ -1,16 +1,17 @@
 /**
  * Reading records for answers: a list's count and pages, one record, and the related rows a page
- * renders with. The caches that make repeated reads cheap belong here, each trusted only at the
- * data version it was computed at: counts, and the noted positions that let deep pages in id
- * order start near their first row.
+ * renders with. The caches that make repeated reads cheap belong here, each trusted only while
+ * the tables the resource is read from are unchanged (its stamp): counts, and the noted positions
+ * that let deep pages in id order start near their first row.
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { FilterTree } from '../query/filters.ts';
-import { filterKey } from '../query/filters.ts';
+import { filterKey, filtersAnything } from '../query/filters.ts';
 import { type Caller, type Entity, type Lookup, type Resource, type Row } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
+import { tablesRead } from '../resources/reads.ts';
 import { fromColumns } from './columns.ts';
-import { VersionedCache } from './data-version.ts';
+import { stamp, VersionedCache } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { countQuery, markQuery, pageQuery, recordQuery, selectColumns, type PageRequest, type Seek } from './list-sql.ts';
 import { column, editableAmong, seenAmong, visibilityKey } from './visibility.ts';
@@ -21,10 +22,13 @@ const LOOKUP_CHUNK = 1000;
 /**
  * A deep page in id order would walk every row before it (probing each one's project for
  * visibility). Instead the ids at positions 0, SEEK_STEP, 2·SEEK_STEP, … of the list are noted
- * as pages that deep are asked for (once per data version), and a page starts from the nearest
- * one before it: it walks fewer than SEEK_STEP rows however deep it is.
+ * as pages that deep are asked for (once per version of the list's tables), and a page starts
+ * from the nearest one before it: it walks fewer than SEEK_STEP rows however deep it is.
  */
 const SEEK_STEP = 1000;
+
+/** Reads that walk or return this many rows run off the event loop (Engine.runLong). */
+const LONG_ROWS = 300;
 
 interface Marks {
   ids: number[];
@@ -35,7 +39,7 @@ interface Marks {
 
 export class Reader {
   readonly engine: Engine;
-  /** Counts per list as a caller sees it and per data version (read by the metrics). */
+  /** Counts per list as a caller sees it and per version of its tables (read by the metrics). */
   readonly counts = new VersionedCache<number>();
   /** Noted positions of lists in id order (see SEEK_STEP), per list as a caller sees it. */
   readonly marks = new VersionedCache<Marks>();
@@ -46,27 +50,34 @@ export class Reader {
     this.engine = engine;
   }
 
-  /** How many records the caller may see that match the filters; computed once per data version. */
+  /** How many records the caller may see that match the filters; counted once per version of its tables. */
   async count(resource: Resource, caller: Caller, filters?: FilterTree): Promise<number> {
     const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
-    return this.counts.get(await this.engine.version(), key, async () => {
-      const [row] = await this.engine.run((await countQuery(this.engine, resource, caller, filters)).compile());
+    return this.counts.get(await this.stampOf(resource), key, async () => {
+      const [row] = await this.engine.runLong((await countQuery(this.engine, resource, caller, filters)).compile());
       return Number(row.count);
     });
   }
 
   /**
    * One page of the caller's matching records, in the requested order. The compiled query is
-   * kept per data version under every input it is made from, values included (a key that holds
-   * everything cannot pick another query's SQL or parameters): the same page read again after
-   * its answer was evicted or made stale costs no building and compiling.
+   * kept per version of the list's tables under every input it is made from, values included (a
+   * key that holds everything cannot pick another query's SQL or parameters): the same page read
+   * again after its answer was evicted or made stale costs no building and compiling.
    */
   async page(resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {
     const seeking = await this.seekFor(resource, caller, page, filters);
     const request = seeking ? { ...page, offset: seeking.offset } : page;
     const key = JSON.stringify([resource.name, visibilityKey(caller), filterKey(filters), request, seeking?.seek ?? null]);
-    const query = await this.pages.get(await this.engine.version(), key, async () => (await pageQuery(this.engine, resource, caller, request, filters, seeking?.seek)).compile());
-    return this.rows(entityOf(resource.table), await this.engine.run(query));
+    const query = await this.pages.get(await this.stampOf(resource), key, async () => (await pageQuery(this.engine, resource, caller, request, filters, seeking?.seek)).compile());
+    // A page that walks many rows (deep, filtered, or large) may take long: off the event loop.
+    const long = request.offset + request.limit >= LONG_ROWS || filtersAnything(filters);
+    return this.rows(entityOf(resource.table), await (long ? this.engine.runLong(query) : this.engine.run(query)));
+  }
+
+  /** What the resource's answers are made at now (data-version.ts, `stamp`). */
+  async stampOf(resource: Resource): Promise<number> {
+    return stamp(this.engine.versionNow() ?? (await this.engine.version()), tablesRead(resource));
   }
 
   /** One record as the caller may see it, or null. */
@@ -84,7 +95,8 @@ export class Reader {
         const rows: Row[] = [];
         for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
           const list = this.engine.dialect.listParameter(wanted.slice(start, start + LOOKUP_CHUNK));
-          rows.push(...this.rows(entity, await this.engine.run(CompiledQuery.raw(query.sql, [list]))));
+          const compiled = CompiledQuery.raw(query.sql, [list]);
+          rows.push(...this.rows(entity, await (wanted.length >= LONG_ROWS ? this.engine.runLong(compiled) : this.engine.run(compiled))));
         }
         return rows;
       },
@@ -117,12 +129,12 @@ export class Reader {
     if (!inIdOrder || page.offset < SEEK_STEP || resource.visibility.kind === 'organisations') return null;
     const descending = term.descending;
     const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}|${descending}`;
-    const marks = await this.marks.get(await this.engine.version(), key, async () => ({ ids: [], complete: false, extending: Promise.resolve() }));
+    const marks = await this.marks.get(await this.stampOf(resource), key, async () => ({ ids: [], complete: false, extending: Promise.resolve() }));
     const wanted = Math.floor(page.offset / SEEK_STEP);
     const extension = marks.extending.then(async () => {
       while (!marks.complete && marks.ids.length <= wanted) {
         const query = await markQuery(this.engine, resource, caller, filters, descending, marks.ids.at(-1) ?? null, SEEK_STEP);
-        const [row] = await this.engine.run(query.compile());
+        const [row] = await this.engine.runLong(query.compile());
         if (row) marks.ids.push(Number(row.id));
         else marks.complete = true;
       }

@@ -5,7 +5,7 @@
  * write it (resources.md). A refused write changes nothing.
  */
 import type { Kysely } from 'kysely';
-import { storedFields, type Caller, type Entity, type Resource, type Row } from '../resources/define.ts';
+import { storedFields, type Caller, type Entity, type Resource, type Row, type StoredField } from '../resources/define.ts';
 import { ENTITY_BY_TABLE, entityOf } from '../resources/index.ts';
 import { checkRecord, cleanRecord, type Problem } from '../resources/validate.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
@@ -79,7 +79,7 @@ export async function saveRecord(engine: Engine, resource: Resource, caller: Cal
 }
 
 async function writeRecord(engine: Engine, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
-  return changeData(engine, async (trx) => {
+  return changeData(engine, [resource.table], async (trx) => {
     const existing = id === null ? null : await oneRecord(engine, resource, caller, id, trx);
     if (id !== null && !existing) throw new WriteRefused('not_found');
     const service = resource.serviceFields ?? {};
@@ -108,7 +108,9 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
 }
 
 export async function deleteRecord(engine: Engine, resource: Resource, caller: Caller, id: number): Promise<void> {
-  await changeData(engine, async (trx) => {
+  const nested = (resource.nested ?? []).map((collection) => collection.entity.table);
+  const referring = referencesTo(resource.table).map(([entity]) => entity.table);
+  await changeData(engine, [resource.table, ...nested, ...referring], async (trx) => {
     const existing = await oneRecord(engine, resource, caller, id, trx);
     if (!existing) throw new WriteRefused('not_found');
     if (!(await mayWrite(trx, resource, caller, 'delete', existing, existing))) throw new WriteRefused('forbidden');
@@ -124,11 +126,15 @@ export async function deleteRecord(engine: Engine, resource: Resource, caller: C
  * employments and partnerships) go with it.
  */
 async function detachReferences(db: Kysely<Database>, table: string, id: number): Promise<void> {
-  for (const entity of ENTITY_BY_TABLE.values()) {
-    for (const [name, field] of storedFields(entity)) {
-      if (field.references !== table || name === 'id') continue;
-      if (field.nullable) await db.updateTable(entity.table).set({ [name]: null }).where(name, '=', id).execute();
-      else await db.deleteFrom(entity.table).where(name, '=', id).execute();
-    }
+  for (const [entity, name, field] of referencesTo(table)) {
+    if (field.nullable) await db.updateTable(entity.table).set({ [name]: null }).where(name, '=', id).execute();
+    else await db.deleteFrom(entity.table).where(name, '=', id).execute();
   }
+}
+
+/** The foreign keys that point to records of `table`, each with its entity. */
+function referencesTo(table: string): [Entity, string, StoredField][] {
+  return [...ENTITY_BY_TABLE.values()].flatMap((entity) => storedFields(entity)
+    .filter(([name, field]) => field.references === table && name !== 'id')
+    .map(([name, field]): [Entity, string, StoredField] => [entity, name, field]));
 }

@@ -33,7 +33,7 @@ async function userIdByEmail(engine: Engine, email: string): Promise<number> {
 }
 
 export async function createUser(engine: Engine, user: NewUser): Promise<number> {
-  return changeData(engine, async (trx) => {
+  return changeData(engine, ['user', 'employment'], async (trx) => {
     if (await trx.selectFrom('user').select('id').where('email', '=', user.email).executeTakeFirst()) throw new UserError(`a user with e-mail ${user.email} exists already`);
     if (user.organisation !== undefined && !(await trx.selectFrom('organisation').select('id').where('id', '=', user.organisation).executeTakeFirst())) {
       throw new UserError(`no organisation with id ${user.organisation}`);

@@ -1,5 +1,6 @@
 /** Running the real command line, as a user would. */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 
 const BIN = new URL('../../bin/rsr-api.mjs', import.meta.url).pathname;
 
@@ -44,7 +45,7 @@ export function startCliServer(args: string[], env: Record<string, string>, time
   return new Promise((resolve, reject) => {
     const command = terminal ? ['script', ['-qec', [process.execPath, BIN, 'serve', ...args].join(' '), '/dev/null']] as const : [process.execPath, [BIN, 'serve', ...args]] as const;
     const child: ChildProcess = spawn(command[0], command[1], {
-      env: { ...process.env, PORT: '0', ...env },
+      env: { ...process.env, PORT: '0', WORKERS: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -111,4 +112,19 @@ export function spawnCli(args: string[], env: Record<string, string>): { output:
       return exited;
     },
   };
+}
+
+/**
+ * A new link written slowly to the server at `base` with an administrator's `key`: its headers
+ * and part of its body now, the rest when asked (a request in flight for as long as a test needs).
+ */
+export function slowLinkWrite(base: string, key: string, url = 'https://example.org/in-flight') {
+  const body = JSON.stringify({ project: 1, url });
+  const socket = net.connect(Number(new URL(base).port), '127.0.0.1');
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  const ended = new Promise<string>((resolve) => socket.on('close', () => resolve(answer)));
+  socket.write(`POST /rest/v1/link/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+  // The rest written, not ended: a client half-closing would tell the server it is gone.
+  return { finish: () => socket.write(body.slice(10)), ended, destroy: () => socket.destroy() };
 }

@@ -60,6 +60,11 @@ export interface Engine {
 
   /** Runs a compiled query (in `db` when given: a transaction); SQL text that recurs is prepared once. */
   run(query: CompiledQuery, db?: Kysely<Database>): Promise<Columns[]>;
+  /**
+   * A read that may take long (a count, a deep or filtered page): off the event loop where
+   * statements would otherwise run on it (SQLite's reader threads); as `run` elsewhere.
+   */
+  runLong(query: CompiledQuery): Promise<Columns[]>;
   /** The rows of a query in batches, read as they are asked for, beside other queries. */
   stream(query: CompiledQuery, batchSize: number): AsyncIterable<Columns[]>;
   /** Rows of values (in `columns` order) into one table, inside the caller's transaction `db`. */
@@ -84,10 +89,10 @@ export interface Engine {
   /** An insert refused because its generated id is taken (a sequence behind its table). */
   isIdClash(error: unknown, table: string): boolean;
 
-  /** The data version, when it is known without asking the database (every cached answer checks it). */
-  versionNow(): number | undefined;
-  /** The data version, from the database if need be. */
-  version(): Promise<number>;
+  /** The data versions, when they are known without asking the database (every cached answer checks them). */
+  versionNow(): Versions | undefined;
+  /** The data versions, from the database if need be. */
+  version(): Promise<Versions>;
   /** Data changed through this instance: the next answer reads the version afresh. */
   changed(): void;
   /** Inside a writing transaction: lets other instances know at commit. */
@@ -123,8 +128,25 @@ export interface EngineOptions {
 /** How long a statement may run when nothing else is said (EngineOptions.statementTimeoutMs). */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 
+/**
+ * The data version, which every change moves on, and per table the data version of the table's
+ * last change (store/data-version.ts keeps them and says what they are for).
+ */
+export interface Versions {
+  readonly data: number;
+  readonly tables: ReadonlyMap<string, number>;
+}
+
 /** The statement that reads the data version (store/data-version.ts keeps the table). */
 export const VERSION_SQL = 'select version from data_version where id = 1';
+/** The statement that reads the tables' versions. */
+export const TABLE_VERSIONS_SQL = 'select name, version from table_version';
+
+/** Versions of table_version's rows, read as [name, version] pairs. */
+export const versionsOf = (data: number, rows: Iterable<readonly [unknown, unknown]>): Versions => ({
+  data,
+  tables: new Map([...rows].map(([name, version]) => [String(name), Number(version)])),
+});
 
 /** SQLite allows 32,766 parameters per statement, PostgreSQL 65,535: rows per multi-row insert. */
 export const rowsPerInsert = (columns: number): number => Math.max(1, Math.min(1000, Math.floor(30_000 / columns)));

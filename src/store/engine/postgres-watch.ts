@@ -1,16 +1,17 @@
 /**
  * Every change of data on PostgreSQL sends a notification at commit (changeData), so that an
- * instance can hold the data version in memory instead of reading it for every cached answer.
- * The held version is trusted only while the listening connection is up and nothing changed
+ * instance can hold the data versions in memory instead of reading them for every cached answer.
+ * The held versions are trusted only while the listening connection is up and nothing changed
  * since it was read; otherwise the version is read from the database, as without a watch.
  */
 import pg from 'pg';
+import type { Versions } from './engine.ts';
 
 export const CHANGES_CHANNEL = 'rsr_data_changes';
 const RETRY_MS = 1000;
 
 export class VersionWatch {
-  private known: number | undefined;
+  private known: Versions | undefined;
   /** Moves on with every change heard of: a read begun before it cannot be trusted after. */
   private changes = 0;
   private client: pg.Client | null = null;
@@ -29,7 +30,7 @@ export class VersionWatch {
   }
 
   /** The version, when the watch can vouch for it. Starts listening on first use. */
-  now(): number | undefined {
+  now(): Versions | undefined {
     if (!this.client && !this.waiting && !this.stopped) void this.listen();
     return this.listening ? this.known : undefined;
   }
@@ -39,8 +40,8 @@ export class VersionWatch {
     return this.changes;
   }
 
-  remember(mark: number, version: number): void {
-    if (this.listening && mark === this.changes) this.known = version;
+  remember(mark: number, versions: Versions): void {
+    if (this.listening && mark === this.changes) this.known = versions;
   }
 
   /** Data changed (heard from PostgreSQL, or committed here): the next answer reads the version. */

@@ -6,7 +6,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql, type RawBuilder, type SqlBool } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, VERSION_SQL, rowsPerInsert, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, rowsPerInsert, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
 import { CHANGES_CHANNEL, VersionWatch } from './postgres-watch.ts';
 
 /** Native booleans, numeric(p, s), date; timestamps as canonical UTC text (text/time.ts). */
@@ -105,6 +105,9 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     async run(query, within) {
       return (await (within ?? db).executeQuery<Columns>(query)).rows;
     },
+    runLong(query) {
+      return this.run(query);
+    },
     async *stream(query, batchSize) {
       const client = await pool.connect();
       const cursor = client.query(new Cursor<Columns>(query.sql, query.parameters as unknown[]));
@@ -160,9 +163,10 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       if (now !== undefined) return now;
       const mark = watch.mark();
       const [row] = (await db.executeQuery<{ version: number }>(CompiledQuery.raw(VERSION_SQL))).rows;
-      const version = Number(row?.version ?? 0);
-      watch.remember(mark, version);
-      return version;
+      const tables = (await db.executeQuery<{ name: string; version: number }>(CompiledQuery.raw(TABLE_VERSIONS_SQL))).rows;
+      const versions = versionsOf(Number(row?.version ?? 0), tables.map(({ name, version }) => [name, version] as const));
+      watch.remember(mark, versions);
+      return versions;
     },
     changed: () => watch.changed(),
     async announceChange(within) {

@@ -7,8 +7,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBool, type SqliteDatabase } from 'kysely';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, VERSION_SQL, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm, type Versions } from './engine.ts';
 import { objectLiteral } from '../../codegen/object-literal.ts';
+import { SqliteReaders } from './sqlite-readers.ts';
+import { configure, StatementTimeout } from './sqlite-setup.ts';
 
 const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
 
@@ -54,15 +56,10 @@ export const sqliteDialect: Dialect = {
   },
 };
 
-/** Thrown inside a statement that ran past its time (rsr_within_time). */
-class StatementTimeout extends Error {
-  constructor(ms: number) {
-    super(`statement timeout: ran longer than ${ms} ms`);
-  }
-}
-
 const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR']);
 const STATEMENT_CACHE_SIZE = 1000;
+/** Threads per process for reads that may take long (SqliteReaders). */
+const READER_THREADS = 2;
 /** How long migrations wait for another process's migrations before giving up. */
 const EXCLUSIVE_WAIT_MS = 120_000;
 /** During a bulk load every index page is touched: SQLite may keep 512 MiB of them in memory. */
@@ -73,20 +70,10 @@ type RowMode = 'objects' | 'arrays' | 'value';
 export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const handle = new SQLite(path);
-  handle.pragma('journal_mode = WAL');
-  handle.pragma('synchronous = NORMAL');
-  handle.pragma('busy_timeout = 0');
-  handle.pragma('cache_size = -32768'); // 32 MiB of pages; the OS file cache holds the rest
-  // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
-  handle.pragma('case_sensitive_like = ON');
   // The statement running now must end by this time (performance.now()); none outside readRows.
   const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   let deadline = Infinity;
-  const withinTime = () => {
-    if (performance.now() > deadline) throw new StatementTimeout(timeout);
-    return 1;
-  };
-  handle.function('rsr_within_time', { deterministic: false, directOnly: true, varargs: true }, withinTime);
+  configure(handle, { readonly: false, timeoutMs: timeout, deadline: () => deadline });
 
   // The same few SQL texts recur on every request; better-sqlite3 runs one statement at a time.
   const statements = new Map<string, SQLite.Statement>();
@@ -115,14 +102,23 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     log: observe ? (event) => observe(event.queryDurationMillis / 1000, event.level === 'error') : undefined,
   });
 
+  const builders = new Map<string, (values: unknown[]) => Columns>();
+  /** A builder of row objects of one shape from arrays of these columns, made once per list of names. */
+  function rowBuilder(names: string[]): (values: unknown[]) => Columns {
+    const key = names.join('\u0000');
+    let build = builders.get(key);
+    if (!build) builders.set(key, (build = objectLiteral(names, (name, index) => `values[${index}]`, [], [], 'values') as (values: unknown[]) => Columns));
+    return build;
+  }
+
+  // Reads that may take long run on threads of their own (path ':memory:' is this connection's alone).
+  const readers = path === ':memory:' ? null : new SqliteReaders(path, READER_THREADS, timeout, (names, rows) => rows.map(rowBuilder(names)));
+
   /** Rows as arrays, assembled into objects of one shape by a builder made once per statement. */
   function readRows(text: string, parameters: readonly unknown[]): Columns[] {
     const statement = prepared(text, 'arrays');
     let build = rowBuilders.get(statement);
-    if (!build) {
-      const names = statement.columns().map((column) => column.name);
-      rowBuilders.set(statement, (build = objectLiteral(names, (name, index) => `values[${index}]`, [], [], 'values') as (values: unknown[]) => Columns));
-    }
+    if (!build) rowBuilders.set(statement, (build = rowBuilder(statement.columns().map((column) => column.name))));
     const started = performance.now();
     if (timeout > 0) deadline = started + timeout;
     let failed = true;
@@ -138,17 +134,21 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
 
   /**
    * The data version read once per turn of the event loop: the requests answered in one turn
-   * were all received during it, and a read per answer costs a third of a cached answer. A change
-   * made here forgets it at once; one made by another process is seen next turn.
+   * were all received during it, and a read per answer costs a third of a cached answer. The
+   * tables' versions are read again only when it has moved. A change made here forgets them at
+   * once; one made by another process is seen next turn.
    */
-  let versionThisTurn: number | undefined;
-  const versionNow = (): number | undefined => {
+  let versions: Versions | undefined;
+  let checkedThisTurn = false;
+  const versionNow = (): Versions | undefined => {
     if (handle.inTransaction) return undefined; // read after it, through Kysely
-    if (versionThisTurn === undefined) {
-      versionThisTurn = (prepared(VERSION_SQL, 'value').get() as number | undefined) ?? 0;
-      setImmediate(() => (versionThisTurn = undefined));
+    if (!checkedThisTurn) {
+      const data = (prepared(VERSION_SQL, 'value').get() as number | undefined) ?? 0;
+      if (versions?.data !== data) versions = versionsOf(data, prepared(TABLE_VERSIONS_SQL, 'arrays').all() as [string, number][]);
+      checkedThisTurn = true;
+      setImmediate(() => (checkedThisTurn = false));
     }
-    return versionThisTurn;
+    return versions;
   };
 
   const inserts = new Map<string, SQLite.Statement>();
@@ -163,6 +163,18 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       if (within || handle.inTransaction) return (await (within ?? db).executeQuery<Columns>(query)).rows;
       return readRows(query.sql, query.parameters);
     },
+    async runLong(query) {
+      if (!readers || handle.inTransaction) return this.run(query);
+      const started = performance.now();
+      let failed = true;
+      try {
+        const rows = await readers.read(query.sql, query.parameters);
+        failed = false;
+        return rows;
+      } finally {
+        observe?.((performance.now() - started) / 1000, failed);
+      }
+    },
     async *stream(query, batchSize) {
       if (path === ':memory:') {
         const rows = await this.run(query);
@@ -171,7 +183,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       }
       // A handle of its own: an open iterator would keep the shared one busy for every other request.
       const reader = new SQLite(path, { readonly: true });
-      reader.function('rsr_within_time', { deterministic: false, directOnly: true, varargs: true }, () => 1); // exports take as long as they take
+      configure(reader, { readonly: true, timeoutMs: 0, deadline: () => Infinity }); // exports take as long as they take
       try {
         const rows = reader.prepare(query.sql).iterate(...query.parameters) as IterableIterator<Columns>;
         let batch: Columns[] = [];
@@ -238,10 +250,11 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       const now = versionNow();
       if (now !== undefined) return now;
       const [row] = (await db.executeQuery<{ version: number }>(CompiledQuery.raw(VERSION_SQL))).rows;
-      return Number(row?.version ?? 0);
+      const tables = (await db.executeQuery<{ name: string; version: number }>(CompiledQuery.raw(TABLE_VERSIONS_SQL))).rows;
+      return versionsOf(Number(row?.version ?? 0), tables.map(({ name, version }) => [name, version] as const));
     },
     changed() {
-      versionThisTurn = undefined;
+      checkedThisTurn = false;
     },
     announceChange: async () => undefined, // every process reads the version itself
     limitLockWait: async () => undefined, // busy_timeout is 0: changeData waits, between attempts
@@ -252,7 +265,10 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     },
     isStatementTimeout: (error) => error instanceof StatementTimeout,
     poolStats: () => null,
-    close: () => db.destroy(),
+    async close() {
+      await readers?.close();
+      await db.destroy();
+    },
   };
 }
 

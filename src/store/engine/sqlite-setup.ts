@@ -1,0 +1,46 @@
+/**
+ * What every connection of the embedded engine is set to, the service's own and its reader
+ * threads' alike (sqlite-readers.ts), and the messages between them.
+ */
+import type SQLite from 'better-sqlite3';
+
+/** Thrown inside a statement that ran past its time (rsr_within_time). */
+export class StatementTimeout extends Error {
+  constructor(ms: number) {
+    super(`statement timeout: ran longer than ${ms} ms`);
+  }
+}
+
+/**
+ * Pragmas and functions of a connection. `deadline` is when the running statement must end
+ * (performance.now()): better-sqlite3 cannot interrupt a statement, so a scan asks, row by row,
+ * whether time is left (Dialect.withinTime).
+ */
+export function configure(handle: SQLite.Database, options: { readonly: boolean; timeoutMs: number; deadline: () => number }): void {
+  if (!options.readonly) {
+    handle.pragma('journal_mode = WAL');
+    handle.pragma('synchronous = NORMAL');
+  }
+  handle.pragma('busy_timeout = 0');
+  // Pages kept per connection (the OS file cache holds the rest): 32 MiB for the service's own,
+  // 8 MiB for each reader thread's.
+  handle.pragma(`cache_size = -${options.readonly ? 8192 : 32768}`);
+  // LIKE as PostgreSQL has it (filters' `contains`); case-insensitive lookups use the D7 keys.
+  handle.pragma('case_sensitive_like = ON');
+  handle.function('rsr_within_time', { deterministic: false, directOnly: true, varargs: true }, () => {
+    if (performance.now() > options.deadline()) throw new StatementTimeout(options.timeoutMs);
+    return 1;
+  });
+}
+
+/** A statement for a reader thread. */
+export interface ReadRequest {
+  id: number;
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+/** Its rows (as arrays, in `columns` order), or what went wrong. */
+export type ReadReply =
+  | { id: number; columns: string[]; rows: unknown[][] }
+  | { id: number; error: { message: string; code?: string; timedOut: boolean } };

@@ -1,0 +1,42 @@
+/**
+ * A reader thread of the embedded engine (sqlite-readers.ts): its own read-only connection to the
+ * database file, running the statements it is sent one at a time and answering with their rows
+ * as arrays. A long count or a deep page then runs here while the event loop answers others.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+import { configure, StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
+
+const { path, timeoutMs } = workerData as { path: string; timeoutMs: number };
+const handle = new SQLite(path, { readonly: true });
+let deadline = Infinity;
+configure(handle, { readonly: true, timeoutMs, deadline: () => deadline });
+
+const statements = new Map<string, SQLite.Statement>();
+const STATEMENT_CACHE_SIZE = 500;
+
+function prepared(text: string): SQLite.Statement {
+  let statement = statements.get(text);
+  if (!statement) {
+    if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+    statement = handle.prepare(text).raw(true);
+    statements.set(text, statement);
+  }
+  return statement;
+}
+
+parentPort?.on('message', ({ id, sql, parameters }: ReadRequest) => {
+  let reply: ReadReply;
+  try {
+    const statement = prepared(sql);
+    if (timeoutMs > 0) deadline = performance.now() + timeoutMs;
+    const rows = statement.all(...parameters) as unknown[][];
+    reply = { id, columns: statement.columns().map((column) => column.name), rows };
+  } catch (error) {
+    const { message, code } = error as { message: string; code?: string };
+    reply = { id, error: { message, code, timedOut: error instanceof StatementTimeout } };
+  } finally {
+    deadline = Infinity;
+  }
+  parentPort?.postMessage(reply);
+});

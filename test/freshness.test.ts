@@ -1,0 +1,79 @@
+/**
+ * Freshness per table (issue 14): a write moves on the versions of the tables it wrote, and a
+ * cached count or answer depends only on the tables its resource is read from
+ * (resources/reads.ts). A new link leaves the budget items' count and answers cached; a change
+ * to an organisation shows at once in the transactions that name it.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { RESOURCES } from '../src/resources/index.ts';
+import { tablesRead } from '../src/resources/reads.ts';
+import { createToken } from '../src/store/users.ts';
+import { request, testStores, useServer } from './support/server.ts';
+
+describe('the tables each resource is read from', () => {
+  test('hold its own, those its foreign keys lead to, and who sees what; not its siblings', () => {
+    const read = new Map(RESOURCES.map((resource) => [resource.name, tablesRead(resource)]));
+    assert.deepEqual(read.get('budget_item'), ['budget_item', 'employment', 'organisation', 'partnership', 'project', 'user']);
+    assert.deepEqual(read.get('link'), ['employment', 'link', 'organisation', 'partnership', 'project', 'user']);
+    assert.deepEqual(read.get('administrative_location'), ['administrative_location', 'employment', 'organisation', 'partnership', 'project', 'project_location', 'user']);
+    // expand's own reads, as declared
+    assert.deepEqual(read.get('my_projects'), ['employment', 'organisation', 'partnership', 'program', 'project', 'project_location', 'user']);
+  });
+});
+
+for (const store of testStores()) {
+  describe(`freshness per table (${store.name})`, () => {
+    const server = useServer(store);
+    let admin: Record<string, string>;
+    before(async () => {
+      admin = { authorization: `Token ${await createToken(server.engine, 'ana@example.org')}` };
+    });
+    const stats = () => server.app.services.responses.stats();
+    const json = { 'content-type': 'application/json' };
+
+    test('a new link leaves the budget items cached, count and answer; the links are counted afresh', async () => {
+      const first = await request(server.base, '/rest/v1/budget_item/?ordering=-amount');
+      assert.equal(first.status, 200);
+      assert.equal((await request(server.base, '/rest/v1/budget_item/?ordering=-amount')).text, first.text); // kept the second time
+      const links = (await request(server.base, '/rest/v1/link/')).body.count as number;
+      const counted = server.reader.counts.misses;
+      const hits = stats().hits;
+
+      const created = await request(server.base, '/rest/v1/link/', { method: 'POST', headers: { ...admin, ...json }, body: JSON.stringify({ project: 1, kind: 'A', url: 'https://example.org/fresh', caption: 'Fresh' }) });
+      assert.equal(created.status, 201, created.text);
+
+      const again = await request(server.base, '/rest/v1/budget_item/?ordering=-amount');
+      assert.equal(again.text, first.text);
+      assert.equal(stats().hits, hits + 1, 'the budget items answered from the cache');
+      assert.equal((await request(server.base, '/rest/v1/budget_item/?ordering=amount')).status, 200);
+      assert.equal(server.reader.counts.misses, counted, 'the budget items not counted again');
+
+      const after = await request(server.base, '/rest/v1/link/');
+      assert.equal(after.body.count, links + 1);
+      assert.equal(server.reader.counts.misses, counted + 1, 'the links counted again');
+      assert.ok((after.body.results as { url: string }[]).some((link) => link.url === 'https://example.org/fresh'));
+    });
+
+    test('a renamed organisation shows at once in the transactions that name it, cached before', async () => {
+      const path = '/rest/v1/transaction/?ordering=id';
+      const shownBefore = (await request(server.base, path)).body.results[0].provider_organisation_show_link as string;
+      assert.equal(shownBefore, '<a href="/en/organisation/2/">Élan Water &amp; Sanitation &lt;Kenya&gt;</a>');
+      assert.equal((await request(server.base, path)).body.results[0].provider_organisation_show_link, shownBefore);
+
+      const renamed = await request(server.base, '/rest/v1/organisation/2/', { method: 'PATCH', headers: { ...admin, ...json }, body: JSON.stringify({ long_name: 'Élan Water' }) });
+      assert.equal(renamed.status, 200, renamed.text);
+      assert.equal((await request(server.base, path)).body.results[0].provider_organisation_show_link, '<a href="/en/organisation/2/">Élan Water</a>');
+    });
+
+    test('a deleted organisation: the transactions that named it, cached before, name none', async () => {
+      const path = '/rest/v1/transaction/?ordering=id';
+      assert.equal((await request(server.base, path)).body.results[0].provider_organisation, 2);
+      const deleted = await request(server.base, '/rest/v1/organisation/2/', { method: 'DELETE', headers: admin });
+      assert.equal(deleted.status, 204, deleted.text);
+      const after = await request(server.base, path);
+      assert.equal(after.body.results[0].provider_organisation, null);
+      assert.equal(after.body.results[0].provider_organisation_show_link, '');
+    });
+  });
+}

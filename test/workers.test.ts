@@ -1,0 +1,99 @@
+/**
+ * `serve` on every core (issue 14): WORKERS processes share the port; a write made through one is
+ * seen by every other at once, cached answers included; /metrics counts every worker's requests;
+ * a worker that dies is replaced; SIGTERM lets each finish its requests in flight.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { parseExposition } from './support/prometheus.ts';
+import { runCli, slowLinkWrite, startCliServer, type RunningServer } from './support/cli.ts';
+import { FIXTURE, testStores } from './support/server.ts';
+
+/** A request on a connection of its own: the cluster deals new connections to the workers in turn. */
+async function get(base: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const answer = await fetch(`${base}${path}`, { headers: { connection: 'close' } });
+  return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+}
+
+/** The primary's workers (tsx, running the sources, has a child process of its own). */
+const workerPids = (primary: number) => execFileSync('pgrep', ['-P', String(primary), '-f', 'rsr-api']).toString().trim().split('\n').map(Number).sort();
+const answeredBy = (output: string) => new Set([...output.matchAll(/"worker":(\d+),"requestId":"[^"]+","method":"GET"/g)].map((match) => Number(match[1])));
+
+for (const store of testStores()) {
+  describe(`WORKERS=2 (${store.name})`, () => {
+    let url = '';
+    let key = '';
+    let drop: () => Promise<void> = async () => undefined;
+    let server: RunningServer;
+    let primary = 0;
+    before(async () => {
+      ({ url, drop } = await store.create());
+      assert.equal((await runCli(['import', FIXTURE], { DATABASE_URL: url })).code, 0);
+      key = (await runCli(['token', 'create', '--email', 'ana@example.org'], { DATABASE_URL: url })).stdout.trim();
+      server = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4' });
+      primary = Number(/"pid":(\d+),"hostname":"[^"]*","msg":"rsr-api listening on/.exec(server.output())?.[1]);
+    });
+    after(async () => {
+      await server.kill();
+      await drop();
+    });
+
+    test('one start-up line, two workers under the primary, each answering requests', async () => {
+      assert.match(server.output(), /rsr-api listening on http:\/\/localhost:\d+\/rest\/v1\/ \(\w+ .*: 5 projects; 2 workers\)/);
+      assert.equal(workerPids(primary).length, 2);
+      for (let index = 0; index < 6; index += 1) assert.equal((await get(server.base, '/rest/v1/keyword/')).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the log lines written
+      assert.deepEqual([...answeredBy(server.output())].sort(), [1, 2]);
+    });
+
+    test('a write through one worker is seen by every worker at once, cached answers included', async () => {
+      for (let index = 0; index < 4; index += 1) assert.equal((await get(server.base, '/rest/v1/link/')).body.count, 2);
+      const created = await fetch(`${server.base}/rest/v1/link/`, {
+        method: 'POST',
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json', connection: 'close' },
+        body: JSON.stringify({ project: 2, url: 'https://example.org/seen-by-all' }),
+      });
+      assert.equal(created.status, 201);
+      for (let index = 0; index < 6; index += 1) assert.equal((await get(server.base, '/rest/v1/link/')).body.count, 3, `request ${index}`);
+    });
+
+    test('/metrics shows every worker\'s requests, whichever worker is asked', async () => {
+      const before = await fetch(`${server.base}/metrics`).then((answer) => answer.text());
+      const counted = (text: string) => (parseExposition(text).get('rsr_api_http_requests_total')?.samples ?? []).filter((sample) => sample.name === 'rsr_api_http_requests_total' && sample.labels.route === '/rest/v1/reports/').reduce((sum, sample) => sum + sample.value, 0);
+      assert.equal(counted(before), 0);
+      for (let index = 0; index < 8; index += 1) assert.equal((await get(server.base, '/rest/v1/reports/')).status, 200);
+      for (let index = 0; index < 2; index += 1) {
+        const text = await fetch(`${server.base}/metrics`, { headers: { connection: 'close' } }).then((answer) => answer.text());
+        assert.equal(counted(text), 8);
+      }
+    });
+
+    test('a worker killed is replaced, and the service answers throughout', async () => {
+      const [victim, survivor] = workerPids(primary);
+      process.kill(victim, 'SIGKILL');
+      for (let waited = 0; waited < 20_000 && !(workerPids(primary).length === 2 && !workerPids(primary).includes(victim)); waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const now = workerPids(primary);
+      assert.equal(now.length, 2);
+      assert.ok(now.includes(survivor) && !now.includes(victim));
+      assert.match(server.output(), /"signal":"SIGKILL","msg":"a worker ended: starting another"/);
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // the new worker listening
+      for (let index = 0; index < 6; index += 1) assert.equal((await get(server.base, '/rest/v1/keyword/')).status, 200);
+    });
+
+    test('SIGTERM: each worker finishes its request in flight (201), then all exit 0', async () => {
+      const writes = [slowLinkWrite(server.base, key, 'https://example.org/in-flight-1'), slowLinkWrite(server.base, key, 'https://example.org/in-flight-2')];
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const workers = workerPids(primary);
+      server.signal('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const write of writes) write.finish();
+      for (const write of writes) assert.match(await write.ended, /^HTTP\/1\.1 201 Created\r\n/, server.output());
+      assert.equal(await server.exited, 0);
+      assert.equal(server.output().match(/"msg":"stopped"/g)?.length, 2);
+      for (const pid of workers) assert.throws(() => process.kill(pid, 0));
+    });
+  });
+}
