@@ -147,7 +147,8 @@ async function mixed(scale: number, server: Running, data: MixedData, checks: { 
     await adminCounts(server.base, checks.adminKey);
   }
   await autocannon({ url: server.base, connections, duration: WARM_UP_SECONDS, requests: mixedRequests(data, writeShare, 1) });
-  const result = await autocannon({ url: server.base, connections, duration: mixedDuration, requests: mixedRequests(data, writeShare) });
+  const sent = { writes: 0 };
+  const result = await autocannon({ url: server.base, connections, duration: mixedDuration, requests: mixedRequests(data, writeShare, 14, sent) });
   const load = loadResult(result);
   const measurement: Measurement = { scale, server: server.name, scenario: writeShare ? 'mixed, 5 % writes' : 'mixed, reads only', mode: 'mixed', ...load, rssMiB: Math.round(server.rssMiB()) };
   results.push(measurement);
@@ -157,7 +158,7 @@ async function mixed(scale: number, server: Running, data: MixedData, checks: { 
   const stored = await tableCounts(checks.databaseUrl);
   const wrongCounts = Object.keys(stored).filter((name) => counted[name] !== stored[name]).map((name) => `${name}: ${counted[name]} answered, ${stored[name]} stored`);
   const stale = await staleAnswers(server.base, samples);
-  notes[`mixed scale ${scale} (${server.name}): staleness`] = { countsChecked: Object.keys(stored).length, wrongCounts, pagesChecked: samples.length, stalePages: stale, writes: Math.round(result.requests.total * writeShare) };
+  notes[`mixed scale ${scale} (${server.name}): staleness`] = { countsChecked: Object.keys(stored).length, wrongCounts, pagesChecked: samples.length, stalePages: stale, writes: sent.writes };
   console.error(`    counts wrong: ${wrongCounts.length} of ${Object.keys(stored).length}; stale pages: ${stale.length} of ${samples.length}`);
 }
 

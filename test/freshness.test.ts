@@ -6,9 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { ANONYMOUS, SERVICE, type Caller } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/index.ts';
 import { tablesRead } from '../src/resources/reads.ts';
-import { createToken } from '../src/store/users.ts';
+import { renderRecords } from '../src/resources/render.ts';
+import type { Engine } from '../src/store/engine/index.ts';
+import { Reader } from '../src/store/reader.ts';
+import { callerForKey, createToken } from '../src/store/users.ts';
 import { request, testStores, useServer } from './support/server.ts';
 
 describe('the tables each resource is read from', () => {
@@ -30,6 +34,34 @@ for (const store of testStores()) {
       admin = { authorization: `Token ${await createToken(server.engine, 'ana@example.org')}` };
     });
     const stats = () => server.app.services.responses.stats();
+
+    test('every statement a list runs, count, page, related rows and expand, reads only tables its resource declares it reads', async () => {
+      // The engine as the reader sees it, noting the tables each statement names.
+      const named = new Set<string>();
+      const note = (text: string) => {
+        for (const [, table] of text.matchAll(/\b(?:from|join)\s+"(\w+)"/gi)) named.add(table);
+      };
+      const engine: Engine = {
+        ...server.engine,
+        run: (query, db) => (note(query.sql), server.engine.run(query, db)),
+        runLong: (query) => (note(query.sql), server.engine.runLong(query)),
+      };
+      const reader = new Reader(engine);
+      const found = await callerForKey(server.engine, await createToken(server.engine, 'bo@example.org'));
+      assert.ok('caller' in found);
+      const callers: [string, Caller][] = [['anonymous', ANONYMOUS], ['administrator', SERVICE], ['partner', found.caller]];
+      for (const resource of RESOURCES) {
+        for (const [who, caller] of callers) {
+          named.clear();
+          await reader.count(resource, caller);
+          const rows = await reader.page(resource, caller, { order: resource.defaultOrder, pinned: true, limit: 100, offset: 0 });
+          await renderRecords(resource, rows, reader.lookup(caller), { caller, timeZone: 'Europe/Stockholm' });
+          assert.ok(named.has(resource.table), `${resource.name} as ${who}: the statements were seen`);
+          const undeclared = [...named].filter((table) => !tablesRead(resource).includes(table));
+          assert.deepEqual(undeclared, [], `${resource.name} as ${who}`);
+        }
+      }
+    });
     const json = { 'content-type': 'application/json' };
 
     test('a new link leaves the budget items cached, count and answer; the links are counted afresh', async () => {

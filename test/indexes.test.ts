@@ -9,8 +9,9 @@ import { describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { parseListQuery } from '../src/query/list-query.ts';
 import { ANONYMOUS, storedFields, type Resource, type StoredField } from '../src/resources/define.ts';
-import { RESOURCES } from '../src/resources/index.ts';
+import { entityOf, RESOURCES } from '../src/resources/index.ts';
 import { countQuery, pageQuery } from '../src/store/list-sql.ts';
+import { dropUndeclaredIndexes, secondaryIndexes } from '../src/store/indexes.ts';
 import type { Engine } from '../src/store/engine/index.ts';
 import { testStores, useServer } from './support/server.ts';
 
@@ -65,6 +66,22 @@ for (const store of testStores()) {
         });
       }
     }
+
+    test('an upgrade drops the indexes a wider one now serves (migration 5) and keeps every declared one', async () => {
+      const { engine } = server;
+      const entity = entityOf('budget_item');
+      const indexesOf = async () => (engine.name === 'sqlite'
+        ? await engine.run(CompiledQuery.raw(`select name from sqlite_master where type = 'index' and tbl_name = 'budget_item' and name not like 'sqlite_%'`))
+        : await engine.run(CompiledQuery.raw(`select indexname as name from pg_indexes where tablename = 'budget_item' and indexname <> 'budget_item_pkey'`))).map((row) => String(row.name)).sort();
+      const declared = secondaryIndexes(entity, engine.dialect).map((index) => index.name).sort();
+      assert.deepEqual(await indexesOf(), declared);
+      // An index of ours the declaration no longer asks for, as an older schema had it.
+      const stray = ['budget_item_project_idx', 'budget_item_project_asc'].find((name) => !declared.includes(name)) as string;
+      await sql`create index ${sql.id(stray)} on budget_item (project)`.execute(engine.db);
+      assert.deepEqual(await indexesOf(), [...declared, stray].sort());
+      await dropUndeclaredIndexes(engine.db, engine.dialect, entity);
+      assert.deepEqual(await indexesOf(), declared);
+    });
 
     for (const { resource, name } of filtered) {
       test(`${resource.name}?${name}= is counted from an index`, async () => {

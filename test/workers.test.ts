@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { parseExposition } from './support/prometheus.ts';
 import { runCli, slowLinkWrite, startCliServer, type RunningServer } from './support/cli.ts';
@@ -79,8 +80,23 @@ for (const store of testStores()) {
       assert.equal(now.length, 2);
       assert.ok(now.includes(survivor) && !now.includes(victim));
       assert.match(server.output(), /"signal":"SIGKILL","msg":"a worker ended: starting another"/);
-      await new Promise((resolve) => setTimeout(resolve, 1000)); // the new worker listening
+      // The new worker (the third started) says so once it listens.
+      for (let waited = 0; waited < 20_000 && !/"worker":3,"msg":"listening on http/.test(server.output()); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.match(server.output(), /"worker":3,"msg":"listening on http/);
       for (let index = 0; index < 6; index += 1) assert.equal((await get(server.base, '/rest/v1/keyword/')).status, 200);
+    });
+
+    test('workers that cannot listen (the port is taken) end the service with status 1, not a loop of restarts', async () => {
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      try {
+        const result = await runCli(['serve'], { DATABASE_URL: url, WORKERS: '2', PORT: String((taken.address() as net.AddressInfo).port) });
+        assert.equal(result.code, 1);
+        assert.match(result.stdout, /"msg":"a worker ended before it could listen: stopping"/);
+        assert.equal(result.stdout.match(/a worker ended: starting another/g), null);
+      } finally {
+        taken.close();
+      }
     });
 
     test('SIGTERM: each worker finishes its request in flight (201), then all exit 0', async () => {
@@ -92,6 +108,9 @@ for (const store of testStores()) {
       for (const write of writes) write.finish();
       for (const write of writes) assert.match(await write.ended, /^HTTP\/1\.1 201 Created\r\n/, server.output());
       assert.equal(await server.exited, 0);
+      // The two connections were dealt to the two workers: each had a write in flight.
+      const writers = [...server.output().matchAll(/"worker":(\d+),"requestId":"[^"]+","method":"POST","url":"\/rest\/v1\/link\/","status":201/g)].map((match) => match[1]);
+      assert.equal(new Set(writers.slice(-2)).size, 2, server.output());
       assert.equal(server.output().match(/"msg":"stopped"/g)?.length, 2);
       for (const pid of workers) assert.throws(() => process.kill(pid, 0));
     });

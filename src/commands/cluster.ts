@@ -52,6 +52,7 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
     if (!hadListened) {
       // It could not start (the port is taken, the database refused it): another would fail alike.
       logger.fatal({ worker: worker.id, code, signal }, 'a worker ended before it could listen: stopping');
+      failed = true;
       stop();
       return;
     }
@@ -66,7 +67,6 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
       process.exit(1);
     }
     stopping = true;
-    failed ||= signal === undefined;
     if (signal) logger.info({ signal }, 'shutting down: the workers finish the requests in flight');
     for (const worker of workers()) if (worker.isConnected()) worker.send({ type: STOP });
     if (workers().length === 0) process.exit(failed ? 1 : 0);

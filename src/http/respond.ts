@@ -68,9 +68,14 @@ function representation(status: number, headers: Record<string, string>, body: B
  */
 export function represent(reply: FastifyReply, format: Format, value: Record<string, unknown>, rendering: Rendering): Representation {
   const text = format === 'json' ? (reply.serialize(value) as string) : renderText(format, value, rendering);
+  return formatted(reply, format, Buffer.from(text), rendering);
+}
+
+/** The bytes of an answer in `format`, with its content type (and a CSV's file name). */
+function formatted(reply: FastifyReply, format: Format, body: Buffer, rendering: Rendering): Representation {
   const headers: Record<string, string> = { 'content-type': CONTENT_TYPE[format], ...routeHeaders(reply) };
   if (format === 'csv') headers['content-disposition'] = `attachment; filename="${rendering.filename}.csv"`;
-  return representation(reply.statusCode, headers, Buffer.from(text));
+  return representation(reply.statusCode, headers, body);
 }
 
 /** A JSON list this long is serialized a hundred records at a time (representList). */
@@ -95,7 +100,7 @@ export async function representList(reply: FastifyReply, format: Format, value: 
     parts.push(Buffer.from(`${start > 0 ? ',' : ''}${list.slice(start, start + CHUNK).map(serializeRecord).join(',')}`));
   }
   parts.push(Buffer.from(']}'));
-  return representation(reply.statusCode, { 'content-type': CONTENT_TYPE.json, ...routeHeaders(reply) }, Buffer.concat(parts));
+  return formatted(reply, format, Buffer.concat(parts), rendering);
 }
 
 /** A file (a report): its bytes and headers (content type, disposition, a cookie). */

@@ -11,11 +11,14 @@ export type { Logger } from 'pino';
 
 export type LogOptions = Pick<Config, 'logLevel' | 'logFormat'>;
 
-/** A request in one line at a terminal: `request GET /rest/v1/keyword/ 200 1.7 ms hit`. */
+/**
+ * A request in one line at a terminal, with the worker that answered it when there are several:
+ * `[worker 2] request GET /rest/v1/keyword/ 200 1.7 ms hit by anonymous`.
+ */
 const PRETTY = {
   translateTime: 'SYS:HH:MM:ss.l',
-  messageFormat: '{msg}{if method} {method} {url} {status} {ms} ms{end}{if cache} {cache}{end}{if caller} by {caller}{end}',
-  ignore: 'pid,hostname,requestId,method,url,status,ms,cache,caller',
+  messageFormat: '{if worker}[worker {worker}] {end}{msg}{if method} {method} {url} {status} {ms} ms{end}{if cache} {cache}{end}{if caller} by {caller}{end}',
+  ignore: 'pid,hostname,worker,requestId,method,url,status,ms,cache,caller',
 };
 
 /** A logger writing to `destination` (tests capture lines) or stdout. */

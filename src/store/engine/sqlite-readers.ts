@@ -30,7 +30,6 @@ export class SqliteReaders {
   /** Reads under way per thread. */
   private readonly busy = new Map<Worker, number>();
   private nextId = 0;
-  private turn = 0;
   private readonly path: string;
   private readonly size: number;
   private readonly timeoutMs: number;
@@ -61,19 +60,20 @@ export class SqliteReaders {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
 
-  /** The threads in turn: each runs one statement at a time, the others meanwhile. */
+  /**
+   * The thread with the fewest reads under way (each runs one statement at a time): a read is not
+   * queued behind a long count while another thread is idle. All start at the first read.
+   */
   private worker(): Worker {
-    if (this.workers.length < this.size) {
+    while (this.workers.length < this.size) {
       const [entry, options] = threadStart();
       const worker = new Worker(entry, { ...options, workerData: { path: this.path, timeoutMs: this.timeoutMs } });
       worker.on('message', (reply: ReadReply) => this.settle(reply));
       worker.on('error', (error) => this.failAll(error));
       worker.unref(); // an idle reader keeps no process alive (read() refs it while it works)
       this.workers.push(worker);
-      return worker;
     }
-    this.turn = (this.turn + 1) % this.workers.length;
-    return this.workers[this.turn];
+    return this.workers.reduce((idlest, worker) => ((this.busy.get(worker) ?? 0) < (this.busy.get(idlest) ?? 0) ? worker : idlest));
   }
 
   private settle(reply: ReadReply): void {

@@ -33,6 +33,32 @@ export function configure(handle: SQLite.Database, options: { readonly: boolean;
   });
 }
 
+/** How a statement hands its rows over: objects (Kysely), arrays (our reads), or the first value. */
+export type RowMode = 'objects' | 'arrays' | 'value';
+
+/** Statements kept per connection. */
+const STATEMENTS_KEPT = 1000;
+
+/**
+ * Statements prepared once per SQL text and row mode, the `size` most recently made kept: the
+ * same few texts recur on every request, and a connection runs one statement at a time.
+ */
+export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT): (text: string, mode: RowMode) => SQLite.Statement {
+  const statements = new Map<string, SQLite.Statement>();
+  return (text, mode) => {
+    const key = `${mode}|${text}`;
+    let statement = statements.get(key);
+    if (!statement) {
+      if (statements.size >= size) statements.delete(statements.keys().next().value as string);
+      statement = handle.prepare(text);
+      if (mode === 'arrays') statement.raw(true);
+      if (mode === 'value') statement.pluck(true);
+      statements.set(key, statement);
+    }
+    return statement;
+  };
+}
+
 /** A statement for a reader thread. */
 export interface ReadRequest {
   id: number;

@@ -5,30 +5,19 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { configure, StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
+import { configure, statementCache, StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 
 const { path, timeoutMs } = workerData as { path: string; timeoutMs: number };
 const handle = new SQLite(path, { readonly: true });
 let deadline = Infinity;
 configure(handle, { readonly: true, timeoutMs, deadline: () => deadline });
 
-const statements = new Map<string, SQLite.Statement>();
-const STATEMENT_CACHE_SIZE = 500;
-
-function prepared(text: string): SQLite.Statement {
-  let statement = statements.get(text);
-  if (!statement) {
-    if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
-    statement = handle.prepare(text).raw(true);
-    statements.set(text, statement);
-  }
-  return statement;
-}
+const prepared = statementCache(handle);
 
 parentPort?.on('message', ({ id, sql, parameters }: ReadRequest) => {
   let reply: ReadReply;
   try {
-    const statement = prepared(sql);
+    const statement = prepared(sql, 'arrays');
     if (timeoutMs > 0) deadline = performance.now() + timeoutMs;
     const rows = statement.all(...parameters) as unknown[][];
     reply = { id, columns: statement.columns().map((column) => column.name), rows };

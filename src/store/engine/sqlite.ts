@@ -1,7 +1,8 @@
 /**
  * The embedded engine: SQLite through better-sqlite3, in this process. Statements are prepared
- * once per SQL text and run synchronously, rows read as arrays (half the cost of objects); a lock
- * is never waited for inside a call (it would stop the event loop: changeData waits between tries).
+ * once per SQL text and run synchronously, rows read as arrays (half the cost of objects); reads
+ * that may take long run on reader threads instead (sqlite-readers.ts). A lock is never waited
+ * for inside a call (it would stop the event loop: changeData waits between tries).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -10,7 +11,7 @@ import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBoo
 import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm, type Versions } from './engine.ts';
 import { objectLiteral } from '../../codegen/object-literal.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
-import { configure, StatementTimeout } from './sqlite-setup.ts';
+import { configure, statementCache, StatementTimeout } from './sqlite-setup.ts';
 
 const direction = (descending: boolean) => (descending ? 'desc' : 'asc');
 
@@ -57,15 +58,12 @@ export const sqliteDialect: Dialect = {
 };
 
 const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR']);
-const STATEMENT_CACHE_SIZE = 1000;
 /** Threads per process for reads that may take long (SqliteReaders). */
 const READER_THREADS = 2;
 /** How long migrations wait for another process's migrations before giving up. */
 const EXCLUSIVE_WAIT_MS = 120_000;
 /** During a bulk load every index page is touched: SQLite may keep 512 MiB of them in memory. */
 const BULK_CACHE_KIB = 524_288;
-
-type RowMode = 'objects' | 'arrays' | 'value';
 
 export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -75,21 +73,8 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   let deadline = Infinity;
   configure(handle, { readonly: false, timeoutMs: timeout, deadline: () => deadline });
 
-  // The same few SQL texts recur on every request; better-sqlite3 runs one statement at a time.
-  const statements = new Map<string, SQLite.Statement>();
+  const prepared = statementCache(handle);
   const rowBuilders = new WeakMap<SQLite.Statement, (values: unknown[]) => Columns>();
-  function prepared(text: string, mode: RowMode): SQLite.Statement {
-    const key = `${mode}|${text}`;
-    let statement = statements.get(key);
-    if (!statement) {
-      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
-      statement = handle.prepare(text);
-      if (mode === 'arrays') statement.raw(true);
-      if (mode === 'value') statement.pluck(true);
-      statements.set(key, statement);
-    }
-    return statement;
-  }
 
   // Kysely prepares every query anew: it is handed the kept statements instead.
   const kyselyHandle: SqliteDatabase = {
