@@ -8,6 +8,12 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { generateDemo } from '../demo/generate.ts';
 import type { DatasetSource } from '../src/store/import.ts';
+import { ANONYMOUS, SERVICE, type Caller } from '../src/resources/define.ts';
+import { RESOURCES } from '../src/resources/index.ts';
+import { parseListQuery } from '../src/query/list-query.ts';
+import { parseQueryString } from '../src/query/params.ts';
+import { changeData } from '../src/store/data-version.ts';
+import { Reader } from '../src/store/reader.ts';
 import { request, startServer, testStores, type TestServer } from './support/server.ts';
 
 type Row = { [key: string]: unknown };
@@ -96,7 +102,8 @@ for (const store of testStores()) {
         ['budget_item', '-id', 'amount', 'limit=30&page=67'], ['budget_item', 'id', 'amount', 'currency=EUR&limit=30&page=40'],
         ['indicator_period_data_comment', '-id', 'data', 'limit=30&page=100'], ['disaggregation_target', 'id', 'value', 'limit=100&page=250'],
       ];
-      // Every case is at least SEEK_STEP (1000) records deep: each one notes or uses marks.
+      // Every case is at least SEEK_STEP (1000) records deep: each one notes or uses marks (in SQL, not in memory).
+      server.reader.settledMs = Infinity;
       const seeks = server.reader.marks;
       let marked = 0;
       const get = seeks.get.bind(seeks);
@@ -112,6 +119,55 @@ for (const store of testStores()) {
       }
       // The default order of comments is -id: the same pages without asking for it.
       assert.deepEqual(await ids('/rest/v1/indicator_period_data_comment/?page=100'), await ids('/rest/v1/indicator_period_data_comment/?ordering=-id,data&page=100'));
+      server.reader.settledMs = new Reader(server.engine).settledMs;
+    });
+
+    test('deep pages found in memory hold what SQL gives: in every order, to every caller, filtered, and after writes', async () => {
+      const memory = new Reader(server.engine, { settledMs: 0 });
+      const walking = new Reader(server.engine, { settledMs: Infinity });
+      // A project editor at a partner of hidden projects: it sees some of them.
+      const partnerships = await server.engine.db.selectFrom('partnership').select(['organisation', 'project']).orderBy('id').execute();
+      const partner = partnerships.find((partnership) => hidden.has(partnership.project))!.organisation as number;
+      const callers: [string, Caller][] = [['anonymous', ANONYMOUS], ['administrator', SERVICE], ['partner', { userId: 1, isAdmin: false, organisations: new Map([[partner, new Set(['Project Editors'])]]) }]];
+      const cases = [
+        'budget_item?ordering=amount', 'budget_item?ordering=-label', 'budget_item?ordering=period_start,-currency', 'budget_item?currency=EUR&ordering=-value_date',
+        'budget_item', 'transaction?ordering=-value', 'indicator_period_data_comment', 'indicator_period_data_comment?comment__icontains=an&ordering=user',
+        'disaggregation_target?ordering=-value', 'link?ordering=caption', 'project_custom_field?ordering=-section', 'my_projects?ordering=title',
+      ];
+      const read = async (reader: Reader, path: string, caller: Caller, offset: number) => {
+        const [name, query = ''] = path.split('?');
+        const resource = RESOURCES.find((candidate) => candidate.name === name)!;
+        const list = parseListQuery(resource, parseQueryString(query), caller);
+        const total = await reader.count(resource, caller, list.filters);
+        const rows = await reader.page(resource, caller, { order: list.order, pinned: list.pinned, limit: 30, offset }, total, list.filters);
+        return { total, ids: rows.map((row) => row.id as number) };
+      };
+      const compare = async () => {
+        for (const path of cases) {
+          for (const [who, caller] of callers) {
+            const { total } = await read(walking, path, caller, 0);
+            for (const offset of [300, 331, Math.max(300, total - 30), Math.max(300, total - 7), total + 300]) {
+              const expected = await read(walking, path, caller, offset);
+              assert.deepEqual(await read(memory, path, caller, offset), expected, `${path} as ${who} from ${offset}`);
+            }
+          }
+        }
+      };
+      await compare();
+      assert.ok(memory.lists.size >= 20, `${memory.lists.size} lists kept in memory`);
+      // Writes: the budget item 300th by amount gets the largest one, and a published project is hidden.
+      const [moved] = (await read(walking, 'budget_item?ordering=amount', SERVICE, 300)).ids;
+      const [before] = await server.engine.db.selectFrom('budget_item').select('amount').where('id', '=', moved).execute();
+      await changeData(server.engine, ['budget_item'], (trx) => trx.updateTable('budget_item').set({ amount: 987_654_321 }).where('id', '=', moved).execute());
+      const [project] = await server.engine.db.selectFrom('project').select('id').where('publishing_status', '=', 'published').orderBy('id').limit(1).execute();
+      await changeData(server.engine, ['project'], (trx) => trx.updateTable('project').set({ publishing_status: 'unpublished' }).where('id', '=', project.id).execute());
+      assert.notEqual((await read(memory, 'budget_item?ordering=amount', SERVICE, 300)).ids[0], moved, 'the moved item left its place');
+      await compare();
+      // As it was, for the tests after this one.
+      await changeData(server.engine, ['budget_item', 'project'], async (trx) => {
+        await trx.updateTable('budget_item').set({ amount: before.amount }).where('id', '=', moved).execute();
+        await trx.updateTable('project').set({ publishing_status: 'published' }).where('id', '=', project.id).execute();
+      });
     });
 
     test('transaction labels agree with the code lists', async () => {

@@ -45,6 +45,7 @@ for (const store of testStores()) {
         ...server.engine,
         run: (query, db) => (note(query.sql), server.engine.run(query, db)),
         runLong: (query) => (note(query.sql), server.engine.runLong(query)),
+        readIds: (query) => (note(query.sql), server.engine.readIds(query)),
       };
       const reader = new Reader(engine);
       const found = await callerForKey(server.engine, await createToken(server.engine, 'bo@example.org'));
@@ -53,8 +54,10 @@ for (const store of testStores()) {
       for (const resource of RESOURCES) {
         for (const [who, caller] of callers) {
           named.clear();
-          await reader.count(resource, caller);
-          const rows = await reader.page(resource, caller, { order: resource.defaultOrder, pinned: true, limit: 100, offset: 0 });
+          const total = await reader.count(resource, caller);
+          const rows = await reader.page(resource, caller, { order: resource.defaultOrder, pinned: true, limit: 100, offset: 0 }, total);
+          // A deep page is found in memory (reader.ts, matchQuery and orderQuery).
+          await reader.page(resource, caller, { order: resource.defaultOrder, pinned: true, limit: 100, offset: 300 }, total);
           await renderRecords(resource, rows, reader.lookup(caller), { caller, timeZone: 'Europe/Stockholm' });
           assert.ok(named.has(resource.table), `${resource.name} as ${who}: the statements were seen`);
           const undeclared = [...named].filter((table) => !tablesRead(resource).includes(table));

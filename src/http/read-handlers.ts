@@ -72,7 +72,7 @@ async function readPage(request: FastifyRequest, query: ListQuery, count: number
   const resource = resourceOf(request);
   const { reader, timeZone } = request.server.services;
   const caller = request.caller;
-  const rows = offset < count ? await reader.page(resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset }, query.filters) : [];
+  const rows = offset < count ? await reader.page(resource, caller, { order: query.order, pinned: query.pinned, limit: query.limit, offset }, count, query.filters) : [];
   return renderRecords(resource, rows, reader.lookup(caller), { caller, timeZone });
 }
 

@@ -71,37 +71,86 @@ export async function changeData<T>(engine: Engine, tables: readonly string[], c
 
 const MAX_ENTRIES = 5000;
 
+/** How many values a cache keeps, and optionally how much of them: each value weighs `weigh(value)`. */
+export interface CacheLimits<T> {
+  maxEntries?: number;
+  maxWeight?: number;
+  weigh?: (value: T) => number;
+}
+
+interface CacheEntry<T> {
+  version: number;
+  value: Promise<T>;
+  /** What the value weighs once computed (0 before). */
+  weight: number;
+}
+
 /**
- * Values computed from the data (counts, page boundaries), each under a key the caller makes,
- * trusted while the stamp of the tables they were read from is the one they were computed at. Requests that miss together
- * share one computation instead of each scanning the table.
+ * Values computed from the data (counts, page boundaries, orders), each under a key the caller
+ * makes, trusted while the stamp of the tables they were read from is the one they were computed
+ * at. Requests that miss together share one computation instead of each scanning the table.
  */
 export class VersionedCache<T> {
-  private readonly entries = new Map<string, { version: number; value: Promise<T> }>();
+  private readonly entries = new Map<string, CacheEntry<T>>();
+  private readonly maxEntries: number;
+  private readonly maxWeight: number;
+  private readonly weigh: (value: T) => number;
+  private weight = 0;
   /** Values found current, and values computed (for the metrics). */
   hits = 0;
   misses = 0;
+
+  constructor(limits: CacheLimits<T> = {}) {
+    this.maxEntries = limits.maxEntries ?? MAX_ENTRIES;
+    this.maxWeight = limits.maxWeight ?? Infinity;
+    this.weigh = limits.weigh ?? (() => 0);
+  }
 
   get size(): number {
     return this.entries.size;
   }
 
-  async get(version: number, key: string, compute: () => Promise<T>): Promise<T> {
+  /** The value kept for `key` at `version`, if there is one (computed or being computed). */
+  peek(version: number, key: string): Promise<T> | undefined {
     const cached = this.entries.get(key);
-    if (cached && cached.version === version) {
-      this.hits += 1;
-      return cached.value;
-    }
+    if (cached?.version !== version) return undefined;
+    this.hits += 1;
+    return cached.value;
+  }
+
+  async get(version: number, key: string, compute: () => Promise<T>): Promise<T> {
+    const kept = this.peek(version, key);
+    if (kept) return kept;
     this.misses += 1;
+    const cached = this.entries.get(key);
     if (cached && cached.version > version) return compute(); // a slower request of an older version
     const computing = compute();
     // Re-inserted, so that the oldest entry in the map is the one longest not recomputed.
-    this.entries.delete(key);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { version, value: computing });
-    computing.catch(() => {
-      if (this.entries.get(key)?.value === computing) this.entries.delete(key);
-    });
+    if (cached) this.drop(key, cached);
+    if (this.entries.size >= this.maxEntries) this.dropOldest();
+    const entry: CacheEntry<T> = { version, value: computing, weight: 0 };
+    this.entries.set(key, entry);
+    computing.then(
+      (value) => {
+        if (this.entries.get(key) !== entry) return;
+        entry.weight = this.weigh(value);
+        this.weight += entry.weight;
+        while (this.weight > this.maxWeight && this.entries.size > 0) this.dropOldest();
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.drop(key, entry);
+      },
+    );
     return computing;
+  }
+
+  private drop(key: string, entry: CacheEntry<T>): void {
+    this.entries.delete(key);
+    this.weight -= entry.weight;
+  }
+
+  private dropOldest(): void {
+    const [key, entry] = this.entries.entries().next().value as [string, CacheEntry<T>];
+    this.drop(key, entry);
   }
 }

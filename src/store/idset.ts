@@ -9,6 +9,11 @@ export class IdSet {
   private readonly blocks = new Map<number, Uint32Array>();
   size = 0;
 
+  /** The memory its bitmaps take. */
+  get bytes(): number {
+    return this.blocks.size * (BLOCK_SIZE / 8);
+  }
+
   has(id: number): boolean {
     const block = this.blocks.get(Math.floor(id / BLOCK_SIZE));
     if (!block) return false;

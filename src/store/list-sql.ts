@@ -83,6 +83,17 @@ export async function pageQuery(engine: Engine, resource: Resource, caller: Call
   return applyOrder(engine, records, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
 }
 
+/** The ids of the caller's matching records (reader.ts, deep pages). */
+export async function matchQuery(engine: Engine, resource: Resource, caller: Caller, filters?: FilterTree): Promise<Query> {
+  return (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));
+}
+
+/** The ids of every record of the resource's table, in the page's order, whoever sees them (reader.ts, deep pages). */
+export function orderQuery(engine: Engine, resource: Resource, page: Pick<PageRequest, 'order' | 'pinned'>): Query {
+  const ids: Query = engine.db.selectFrom(`${resource.table} as t`).select(column('t', 'id').as('id'));
+  return applyOrder(engine, ids, resource, page.order, page.pinned);
+}
+
 /** The id `step` positions on from id `from` in id order (without one: the first id). */
 export async function markQuery(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, descending: boolean, from: number | null, step: number): Promise<Query> {
   let ids = (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));

@@ -1,19 +1,20 @@
 /**
  * Reading records for answers: a list's count and pages, one record, and the related rows a page
  * renders with. The caches that make repeated reads cheap belong here, each trusted only while
- * the tables the resource is read from are unchanged (its stamp): counts, and the noted positions
- * that let deep pages in id order start near their first row.
+ * the tables the resource is read from are unchanged (its stamp): counts, the orders of lists
+ * read deep, and the noted positions that let deep pages in id order start near their first row.
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { FilterTree } from '../query/filters.ts';
 import { filterKey, filtersAnything } from '../query/filters.ts';
-import { type Caller, type Entity, type Lookup, type Resource, type Row } from '../resources/define.ts';
+import { SERVICE, type Caller, type Entity, type Lookup, type Resource, type Row } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
 import { tablesRead } from '../resources/reads.ts';
 import { fromColumns } from './columns.ts';
 import { stamp, VersionedCache } from './data-version.ts';
+import { IdSet } from './idset.ts';
 import type { Database, Engine } from './engine/index.ts';
-import { countQuery, markQuery, pageQuery, recordQuery, selectColumns, type PageRequest, type Seek } from './list-sql.ts';
+import { countQuery, markQuery, matchQuery, orderQuery, pageQuery, recordQuery, selectColumns, type PageRequest, type Seek } from './list-sql.ts';
 import { column, editableAmong, seenAmong, visibilityKey } from './visibility.ts';
 
 /** Lookups send at most this many ids per query. */
@@ -30,6 +31,24 @@ const SEEK_STEP = 1000;
 /** Reads that walk or return this many rows run off the event loop (Engine.runLong). */
 const LONG_ROWS = 300;
 
+/**
+ * A deep page read in SQL walks every row before it, each one's project probed for visibility.
+ * Instead it is a slice of the list's ids in its order, kept per version of the tables it reads
+ * and made in memory from two parts that many lists share: the table's ids in that order (one
+ * index scan per version of the table), kept where they are in the list: the ids the caller
+ * sees and the filters match (a set per list whatever its order, which is also its count). Its
+ * records are then read by id. Tables longer than ORDERED_MAX, lists holding less than 1/SPARSE
+ * of their table, and lists whose tables changed less than SETTLED_MS ago (being written to,
+ * they would change again before what was built for them paid off) are walked in SQL as before.
+ * The orders kept hold at most ORDERED_IDS ids in all (4 bytes each), the lists as many, the
+ * sets at most MATCHES_BYTES.
+ */
+const ORDERED_MAX = 200_000;
+const ORDERED_IDS = 4_000_000;
+const MATCHES_BYTES = 32 * 1024 * 1024;
+const SPARSE = 16;
+const SETTLED_MS = 1000;
+
 interface Marks {
   ids: number[];
   complete: boolean;
@@ -43,17 +62,32 @@ export class Reader {
   readonly counts = new VersionedCache<number>();
   /** Noted positions of lists in id order (see SEEK_STEP), per list as a caller sees it. */
   readonly marks = new VersionedCache<Marks>();
+  /** Tables' ids in the orders deep pages asked for (see ORDERED_MAX), per version of the table. */
+  readonly orders = new VersionedCache<Int32Array>({ maxWeight: ORDERED_IDS, weigh: (ids) => ids.length });
+  /** The ids in lists read deep, per list as a caller sees it. */
+  readonly matches = new VersionedCache<IdSet>({ maxWeight: MATCHES_BYTES, weigh: (ids) => ids.bytes });
+  /** The ids of lists read deep in their order, per list as a caller sees it and order. */
+  readonly lists = new VersionedCache<Int32Array>({ maxWeight: ORDERED_IDS, weigh: (ids) => ids.length });
+  /** Per resource, the stamp of its tables last seen by a deep page, and since when (performance.now()). */
+  private readonly stamps = new Map<string, { version: number; since: number }>();
   private readonly related = new Map<string, CompiledQuery>();
   private readonly pages = new VersionedCache<CompiledQuery>();
 
-  constructor(engine: Engine) {
+  /** How long a list's tables must have been unchanged before deep pages are found in memory (SETTLED_MS). */
+  settledMs: number;
+
+  constructor(engine: Engine, options: { settledMs?: number } = {}) {
     this.engine = engine;
+    this.settledMs = options.settledMs ?? SETTLED_MS;
   }
 
   /** How many records the caller may see that match the filters; counted once per version of its tables. */
   async count(resource: Resource, caller: Caller, filters?: FilterTree): Promise<number> {
-    const key = `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
-    return this.counts.get(await this.stampOf(resource), key, async () => {
+    const key = listKey(resource, caller, filters);
+    const version = await this.stampOf(resource);
+    const matched = this.matches.peek(version, key);
+    if (matched) return (await matched).size;
+    return this.counts.get(version, key, async () => {
       const [row] = await this.engine.runLong((await countQuery(this.engine, resource, caller, filters)).compile());
       return Number(row.count);
     });
@@ -63,9 +97,12 @@ export class Reader {
    * One page of the caller's matching records, in the requested order. The compiled query is
    * kept per version of the list's tables under every input it is made from, values included (a
    * key that holds everything cannot pick another query's SQL or parameters): the same page read
-   * again after its answer was evicted or made stale costs no building and compiling.
+   * again after its answer was evicted or made stale costs no building and compiling. `total` is
+   * the list's count.
    */
-  async page(resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree): Promise<Row[]> {
+  async page(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<Row[]> {
+    const found = page.offset >= LONG_ROWS ? await this.findDeep(resource, caller, page, total, filters) : null;
+    if (found) return this.inOrder(entityOf(resource.table), found);
     const seeking = await this.seekFor(resource, caller, page, filters);
     const request = seeking ? { ...page, offset: seeking.offset } : page;
     const key = JSON.stringify([resource.name, visibilityKey(caller), filterKey(filters), request, seeking?.seek ?? null]);
@@ -88,21 +125,71 @@ export class Reader {
   /** Batched reads of related rows for one page (one query per relation, never one per record). */
   lookup(caller: Caller): Lookup {
     return {
-      byColumn: async (table, columnName, values) => {
-        const entity = entityOf(table);
-        const wanted = [...new Set(values.filter((value) => value !== null && value !== undefined))];
-        const query = this.relatedQuery(entity, columnName);
-        const rows: Row[] = [];
-        for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
-          const list = this.engine.dialect.listParameter(wanted.slice(start, start + LOOKUP_CHUNK));
-          const compiled = CompiledQuery.raw(query.sql, [list]);
-          rows.push(...this.rows(entity, await (wanted.length >= LONG_ROWS ? this.engine.runLong(compiled) : this.engine.run(compiled))));
-        }
-        return rows;
-      },
+      byColumn: (table, columnName, values) => this.rowsWhere(entityOf(table), columnName, values),
       visible: (table, ids) => seenAmong(this.engine, table, ids, caller),
       editable: (projects) => editableAmong(this.engine, projects, caller),
     };
+  }
+
+  /** Rows of `entity` whose `columnName` is one of `values`, in no particular order. */
+  private async rowsWhere(entity: Entity, columnName: string, values: readonly unknown[]): Promise<Row[]> {
+    const wanted = [...new Set(values.filter((value) => value !== null && value !== undefined))];
+    const query = this.relatedQuery(entity, columnName);
+    const rows: Row[] = [];
+    for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
+      const list = this.engine.dialect.listParameter(wanted.slice(start, start + LOOKUP_CHUNK));
+      const compiled = CompiledQuery.raw(query.sql, [list]);
+      rows.push(...this.rows(entity, await (wanted.length >= LONG_ROWS ? this.engine.runLong(compiled) : this.engine.run(compiled))));
+    }
+    return rows;
+  }
+
+  /** The records of `ids`, in that order. */
+  private async inOrder(entity: Entity, ids: number[]): Promise<Row[]> {
+    const byId = new Map((await this.rowsWhere(entity, 'id', ids)).map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id)).filter((row) => row !== undefined);
+  }
+
+  /** The ids of a deep page, found in memory (see ORDERED_MAX); null where it is read in SQL. */
+  private async findDeep(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<number[] | null> {
+    const version = await this.stampOf(resource);
+    const key = listKey(resource, caller, filters);
+    const ordered = `${key}|${JSON.stringify([page.order, page.pinned])}`;
+    let list = this.lists.peek(version, ordered);
+    if (!list) {
+      if (!this.settled(resource, version)) return null;
+      const order = await this.tableOrder(resource, page, total);
+      if (!order) return null;
+      list = this.lists.get(version, ordered, async () => {
+        const matches = await this.matches.get(version, key, async () => {
+          const set = new IdSet();
+          for (const id of await this.engine.readIds((await matchQuery(this.engine, resource, caller, filters)).compile())) set.add(id);
+          return set;
+        });
+        return order.filter((id) => matches.has(id));
+      });
+    }
+    return Array.from((await list).subarray(page.offset, page.offset + page.limit));
+  }
+
+  /** Whether the resource's tables have been at `version` for `settledMs`, as far as deep pages have seen. */
+  private settled(resource: Resource, version: number): boolean {
+    if (this.settledMs <= 0) return true;
+    const seen = this.stamps.get(resource.name);
+    if (seen?.version === version) return performance.now() - seen.since >= this.settledMs;
+    this.stamps.set(resource.name, { version, since: performance.now() });
+    return false;
+  }
+
+  /** Every id of the resource's table in the page's order, unless the table is too long or the list too sparse. */
+  private async tableOrder(resource: Resource, page: PageRequest, total: number): Promise<Int32Array | null> {
+    const version = stamp(this.engine.versionNow() ?? (await this.engine.version()), [resource.table]);
+    const key = JSON.stringify([resource.name, page.order, page.pinned]);
+    const kept = this.orders.peek(version, key);
+    if (kept) return kept;
+    const size = await this.count(resource, SERVICE);
+    if (size > ORDERED_MAX || total * SPARSE < size) return null;
+    return this.orders.get(version, key, async () => this.engine.readIds(orderQuery(this.engine, resource, page).compile()));
   }
 
   /**
@@ -146,6 +233,9 @@ export class Reader {
     return { seek: { id: marks.ids[step], descending }, offset: page.offset - step * SEEK_STEP };
   }
 }
+
+/** A list as a caller sees it: its resource, what the caller may see, and the filters. */
+const listKey = (resource: Resource, caller: Caller, filters?: FilterTree) => `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
 
 /** One record as the caller may see it, or null; `db` is the transaction of a write that reads it. */
 export async function oneRecord(engine: Engine, resource: Resource, caller: Caller, id: number, db?: Kysely<Database>): Promise<Row | null> {

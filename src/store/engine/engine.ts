@@ -65,6 +65,8 @@ export interface Engine {
    * statements would otherwise run on it (SQLite's reader threads); as `run` elsewhere.
    */
   runLong(query: CompiledQuery): Promise<Columns[]>;
+  /** The first column of every row as ids (32-bit integers), read as `runLong` reads. */
+  readIds(query: CompiledQuery): Promise<Int32Array>;
   /** The rows of a query in batches, read as they are asked for, beside other queries. */
   stream(query: CompiledQuery, batchSize: number): AsyncIterable<Columns[]>;
   /** Rows of values (in `columns` order) into one table, inside the caller's transaction `db`. */

@@ -108,6 +108,9 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     runLong(query) {
       return this.run(query);
     },
+    async readIds(query) {
+      return Int32Array.from((await db.executeQuery<Columns>(query)).rows, (row) => Number(Object.values(row)[0]));
+    },
     async *stream(query, batchSize) {
       const client = await pool.connect();
       const cursor = client.query(new Cursor<Columns>(query.sql, query.parameters as unknown[]));

@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Columns } from './engine.ts';
-import { StatementTimeout, type ReadReply } from './sqlite-setup.ts';
+import { StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 
 /** Running from the TypeScript sources, the thread registers tsx before it loads its own. */
 const fromSources = import.meta.url.endsWith('.ts');
@@ -16,7 +16,7 @@ const threadStart = (): [string | URL, { eval: boolean }] => fromSources
   : [THREAD, { eval: false }];
 
 interface Pending {
-  resolve(rows: Columns[]): void;
+  resolve(rows: Columns[] | Int32Array): void;
   reject(error: Error): void;
   worker: Worker;
 }
@@ -44,6 +44,15 @@ export class SqliteReaders {
 
   /** The rows of a statement, read on one of the threads (started on first use). */
   read(sql: string, parameters: readonly unknown[]): Promise<Columns[]> {
+    return this.send({ sql, parameters }) as Promise<Columns[]>;
+  }
+
+  /** The first column of a statement's rows, as ids. */
+  readIds(sql: string, parameters: readonly unknown[]): Promise<Int32Array> {
+    return this.send({ sql, parameters, ids: true }) as Promise<Int32Array>;
+  }
+
+  private send(request: Omit<ReadRequest, 'id'>): Promise<Columns[] | Int32Array> {
     const worker = this.worker();
     const id = (this.nextId += 1);
     return new Promise((resolve, reject) => {
@@ -51,7 +60,7 @@ export class SqliteReaders {
       // A read under way keeps the process alive (a command waiting for it has nothing else to).
       this.busy.set(worker, (this.busy.get(worker) ?? 0) + 1);
       worker.ref();
-      worker.postMessage({ id, sql, parameters });
+      worker.postMessage({ id, ...request } satisfies ReadRequest);
     });
   }
 
@@ -86,6 +95,8 @@ export class SqliteReaders {
     if ('error' in reply) {
       const error = reply.error.timedOut ? new StatementTimeout(this.timeoutMs) : Object.assign(new Error(reply.error.message), { code: reply.error.code });
       waiting.reject(error);
+    } else if ('ids' in reply) {
+      waiting.resolve(reply.ids);
     } else {
       waiting.resolve(this.build(reply.columns, reply.rows));
     }

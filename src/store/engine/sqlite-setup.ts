@@ -64,9 +64,12 @@ export interface ReadRequest {
   id: number;
   sql: string;
   parameters: readonly unknown[];
+  /** Only the first column's values, as ids (sent as one typed array, not copied row by row). */
+  ids?: boolean;
 }
 
-/** Its rows (as arrays, in `columns` order), or what went wrong. */
+/** Its rows (as arrays, in `columns` order), or its ids, or what went wrong. */
 export type ReadReply =
   | { id: number; columns: string[]; rows: unknown[][] }
+  | { id: number; ids: Int32Array }
   | { id: number; error: { message: string; code?: string; timedOut: boolean } };

@@ -14,11 +14,16 @@ configure(handle, { readonly: true, timeoutMs, deadline: () => deadline });
 
 const prepared = statementCache(handle);
 
-parentPort?.on('message', ({ id, sql, parameters }: ReadRequest) => {
+parentPort?.on('message', ({ id, sql, parameters, ids }: ReadRequest) => {
   let reply: ReadReply;
   try {
-    const statement = prepared(sql, 'arrays');
+    const statement = prepared(sql, ids ? 'value' : 'arrays');
     if (timeoutMs > 0) deadline = performance.now() + timeoutMs;
+    if (ids) {
+      const values = Int32Array.from(statement.all(...parameters) as number[]);
+      parentPort?.postMessage({ id, ids: values } satisfies ReadReply, [values.buffer as ArrayBuffer]);
+      return;
+    }
     const rows = statement.all(...parameters) as unknown[][];
     reply = { id, columns: statement.columns().map((column) => column.name), rows };
   } catch (error) {

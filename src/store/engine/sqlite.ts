@@ -136,6 +136,19 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     return versions;
   };
 
+  /** A read on the reader threads, timed for the metrics. */
+  async function observed<T>(read: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let failed = true;
+    try {
+      const result = await read();
+      failed = false;
+      return result;
+    } finally {
+      observe?.((performance.now() - started) / 1000, failed);
+    }
+  }
+
   const inserts = new Map<string, SQLite.Statement>();
 
   return {
@@ -148,17 +161,13 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       if (within || handle.inTransaction) return (await (within ?? db).executeQuery<Columns>(query)).rows;
       return readRows(query.sql, query.parameters);
     },
-    async runLong(query) {
+    runLong(query) {
       if (!readers || handle.inTransaction) return this.run(query);
-      const started = performance.now();
-      let failed = true;
-      try {
-        const rows = await readers.read(query.sql, query.parameters);
-        failed = false;
-        return rows;
-      } finally {
-        observe?.((performance.now() - started) / 1000, failed);
-      }
+      return observed(() => readers.read(query.sql, query.parameters));
+    },
+    async readIds(query) {
+      if (!readers || handle.inTransaction) return Int32Array.from(await this.run(query), (row) => Number(Object.values(row)[0]));
+      return observed(() => readers.readIds(query.sql, query.parameters));
     },
     async *stream(query, batchSize) {
       if (path === ':memory:') {
