@@ -8,7 +8,7 @@
  *   BENCH_CONNECTIONS=32                              BENCH_DRF=0        skip the DRF reference
  *   BENCH_POSTGRES_SCALES=1   scales also measured on PostgreSQL
  *   BENCH_WORKERS=<CPUs>      processes of our server and of the ceiling (serve's default)
- *   BENCH_MIXED_DURATION=10   seconds of the mixed scenario (mixed.ts)
+ *   BENCH_MIXED_DURATION=30   seconds of the mixed scenario (mixed.ts), after 5 of warming up
  *   BENCH_ONLY=mixed          only the mixed scenario (and the ceiling)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -32,7 +32,7 @@ const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_
 /** PostgreSQL at these scales only (loading scale 100 into it takes many minutes). */
 const postgresScales = (process.env.BENCH_POSTGRES_SCALES ?? '1').split(',').map(Number);
 const workers = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
-const mixedDuration = Number(process.env.BENCH_MIXED_DURATION ?? 10);
+const mixedDuration = Number(process.env.BENCH_MIXED_DURATION ?? 30);
 const onlyMixed = process.env.BENCH_ONLY === 'mixed';
 /** Of the mixed scenario's requests, this share are writes. */
 const WRITE_SHARE = 0.05;
@@ -99,6 +99,11 @@ function loadResult(result: autocannon.Result): LoadResult {
 
 /** Each measurement follows a short unrecorded run of the same requests: JIT, caches, statements. */
 const WARM_UP_SECONDS = 1;
+/**
+ * A server warms up to the mix (its code compiled, the file cache, the orders of lists read deep
+ * kept) over seconds: the mix is measured after this many, for as long as a service runs steadily.
+ */
+const MIXED_WARM_UP_SECONDS = 5;
 
 async function measure(scale: number, server: Running, scenario: string, path: string, method: string | undefined, mode: Mode): Promise<Measurement> {
   if (method !== 'HEAD') await get(server.base + path, mode, WARM_UP_SECONDS);
@@ -146,7 +151,7 @@ async function mixed(scale: number, server: Running, data: MixedData, checks: { 
     await warmPaths(server.base, samples);
     await adminCounts(server.base, checks.adminKey);
   }
-  await autocannon({ url: server.base, connections, duration: WARM_UP_SECONDS, requests: mixedRequests(data, writeShare, 1) });
+  await autocannon({ url: server.base, connections, duration: MIXED_WARM_UP_SECONDS, requests: mixedRequests(data, writeShare, 1) });
   const sent = { writes: 0 };
   const result = await autocannon({ url: server.base, connections, duration: mixedDuration, requests: mixedRequests(data, writeShare, 14, sent) });
   const load = loadResult(result);

@@ -157,15 +157,30 @@ for (const store of testStores()) {
       assert.ok(memory.lists.size >= 20, `${memory.lists.size} lists kept in memory`);
       // Writes: the budget item 300th by amount gets the largest one, and a published project is hidden.
       const [moved] = (await read(walking, 'budget_item?ordering=amount', SERVICE, 300)).ids;
-      const [before] = await server.engine.db.selectFrom('budget_item').select('amount').where('id', '=', moved).execute();
+      const [original] = await server.engine.db.selectFrom('budget_item').select('amount').where('id', '=', moved).execute();
       await changeData(server.engine, ['budget_item'], (trx) => trx.updateTable('budget_item').set({ amount: 987_654_321 }).where('id', '=', moved).execute());
       const [project] = await server.engine.db.selectFrom('project').select('id').where('publishing_status', '=', 'published').orderBy('id').limit(1).execute();
       await changeData(server.engine, ['project'], (trx) => trx.updateTable('project').set({ publishing_status: 'unpublished' }).where('id', '=', project.id).execute());
       assert.notEqual((await read(memory, 'budget_item?ordering=amount', SERVICE, 300)).ids[0], moved, 'the moved item left its place');
       await compare();
+      // Served: the first deep page makes its list, the next ones of it are read from it (the metrics say which).
+      server.reader.settledMs = 0;
+      const metrics = async () => {
+        const text = (await request(server.base, '/metrics')).text;
+        const sample = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+        return { miss: sample('rsr_api_deep_page_lists_total\\{result="miss"\\}'), hit: sample('rsr_api_deep_page_lists_total\\{result="hit"\\}'), ids: sample('rsr_api_deep_page_ids') };
+      };
+      const before = await metrics();
+      const served: number[] = [];
+      for (const page of [21, 22]) served.push(...((await request(server.base, `/rest/v1/link/?ordering=-caption&page=${page}`)).body.results as Row[]).map((link) => link.id as number));
+      assert.deepEqual(served, [...(await read(walking, 'link?ordering=-caption', ANONYMOUS, 600)).ids, ...(await read(walking, 'link?ordering=-caption', ANONYMOUS, 630)).ids]);
+      const after = await metrics();
+      assert.deepEqual([after.miss - before.miss, after.hit - before.hit], [1, 1]);
+      assert.ok(after.ids > before.ids, 'the link table\'s order and the list are held');
+      server.reader.settledMs = new Reader(server.engine).settledMs;
       // As it was, for the tests after this one.
       await changeData(server.engine, ['budget_item', 'project'], async (trx) => {
-        await trx.updateTable('budget_item').set({ amount: before.amount }).where('id', '=', moved).execute();
+        await trx.updateTable('budget_item').set({ amount: original.amount }).where('id', '=', moved).execute();
         await trx.updateTable('project').set({ publishing_status: 'published' }).where('id', '=', project.id).execute();
       });
     });

@@ -91,6 +91,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   metrics.watch({
     responseCache: () => responses.stats(),
     countCache: () => ({ hits: reader.counts.hits, misses: reader.counts.misses, entries: reader.counts.size }),
+    deepPages: () => ({ hits: reader.lists.hits, misses: reader.lists.misses, ids: reader.orders.weighs + reader.lists.weighs }),
     pool: () => options.engine.poolStats(),
   });
 

@@ -23,6 +23,8 @@ function processMetrics(): Registry {
 export interface Gauges {
   responseCache(): { hits: number; misses: number; entries: number; bytes: number };
   countCache(): { hits: number; misses: number; entries: number };
+  /** Deep pages' lists found in memory (hit) or made (miss), and the ids held for them. */
+  deepPages(): { hits: number; misses: number; ids: number };
   /** PostgreSQL's pool; null on SQLite. */
   pool(): { total: number; idle: number; waiting: number } | null;
 }
@@ -96,6 +98,11 @@ export class Metrics {
       return { hit: hits, miss: misses };
     });
     this.gaugeOf('rsr_api_count_cache_entries', 'Counts held by the count cache.', null, (gauges) => gauges.countCache().entries);
+    this.counterOf('rsr_api_deep_page_lists_total', 'Deep pages read from a list of ids kept in memory (hit) or from one made for them (miss).', (gauges) => {
+      const { hits, misses } = gauges.deepPages();
+      return { hit: hits, miss: misses };
+    });
+    this.gaugeOf('rsr_api_deep_page_ids', 'Ids held in memory for deep pages (tables\' orders and lists).', null, (gauges) => gauges.deepPages().ids);
     this.gaugeOf('rsr_api_db_pool_connections', 'PostgreSQL pool connections: open, idle, and requests waiting for one.', 'state', (gauges) => gauges.pool());
   }
 

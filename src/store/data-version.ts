@@ -110,6 +110,11 @@ export class VersionedCache<T> {
     return this.entries.size;
   }
 
+  /** What the values kept weigh in all (CacheLimits.weigh). */
+  get weighs(): number {
+    return this.weight;
+  }
+
   /** The value kept for `key` at `version`, if there is one (computed or being computed). */
   peek(version: number, key: string): Promise<T> | undefined {
     const cached = this.entries.get(key);
