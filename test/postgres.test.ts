@@ -9,6 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/http/app.ts';
 import { openEngine } from '../src/store/engine/index.ts';
@@ -192,5 +193,27 @@ describe('postgres: losing the database', { skip: !postgres }, () => {
     } finally {
       await drop();
     }
+  });
+});
+
+describe('postgres: statements prepared per connection', { skip: !postgres }, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer(postgres ?? testStores()[0]);
+  });
+  after(() => server.close());
+
+  test('a read is prepared once per connection; past the first 256 texts they are sent unnamed, and every answer is right', async () => {
+    const ids = ((await request(server.base, '/rest/v1/keyword/')).body.results as { id: number }[]).map((record) => record.id);
+    // Each list length is another SQL text (`id in ($1, …, $n)`): 300 texts, then the first ones again.
+    for (const length of [...Array.from({ length: 300 }, (_, index) => index + 1), 1, 2, 299]) {
+      const listed = Array.from({ length }, (_, index) => ids[index % ids.length] + (index < ids.length ? 0 : 1000 * index));
+      const answer = await request(server.base, `/rest/v1/keyword/?id__in=${listed.join(',')}`);
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(answer.body.count, Math.min(length, ids.length), `${length} ids`);
+    }
+    // Sequential reads reuse one pooled connection: it holds the named statements, never more than 256.
+    const [{ prepared }] = await server.engine.run(CompiledQuery.raw('select count(*)::int as prepared from pg_prepared_statements'));
+    assert.ok(Number(prepared) >= 1 && Number(prepared) <= 256, `${prepared} statements prepared`);
   });
 });

@@ -63,6 +63,14 @@ function isUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGE.test(error.message);
 }
 
+/**
+ * Reads outside a transaction are sent as named statements, which each connection prepares once
+ * and PostgreSQL then plans once, not every time. Only the first PREPARED_MAX SQL texts get a
+ * name: a caller inventing filter after filter cannot grow every connection's memory; later
+ * texts are sent unnamed, as before.
+ */
+const PREPARED_MAX = 256;
+
 /** The advisory lock key migrations take (any fixed number; this one spells "rsr-api"). */
 const MIGRATION_LOCK = 0x7273722d617069n.toString();
 
@@ -93,6 +101,24 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     dialect: new PostgresDialect({ pool, cursor: Cursor }),
     log: observe ? (event) => observe(event.queryDurationMillis / 1000, event.level === 'error') : undefined,
   });
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < PREPARED_MAX) names.set(text, (name = `rsr_${names.size}`));
+    return name;
+  };
+  /** A read on a pooled connection, as a named statement where it has a name. */
+  async function read(query: CompiledQuery): Promise<Columns[]> {
+    const started = performance.now();
+    let failed = true;
+    try {
+      const result = await pool.query<Columns>({ name: nameOf(query.sql), text: query.sql, values: query.parameters as unknown[] });
+      failed = false;
+      return result.rows;
+    } finally {
+      observe?.((performance.now() - started) / 1000, failed);
+    }
+  }
   const watch = new VersionWatch(url);
   const shown = new URL(url);
   shown.password = '';
@@ -103,13 +129,13 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     db,
     dialect: postgresDialect,
     async run(query, within) {
-      return (await (within ?? db).executeQuery<Columns>(query)).rows;
+      return within ? (await within.executeQuery<Columns>(query)).rows : read(query);
     },
     runLong(query) {
-      return this.run(query);
+      return read(query);
     },
     async readIds(query) {
-      return Int32Array.from((await db.executeQuery<Columns>(query)).rows, (row) => Number(Object.values(row)[0]));
+      return Int32Array.from(await read(query), (row) => Number(Object.values(row)[0]));
     },
     async *stream(query, batchSize) {
       const client = await pool.connect();
