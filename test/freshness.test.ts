@@ -10,6 +10,7 @@ import { ANONYMOUS, SERVICE, type Caller } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/index.ts';
 import { tablesRead } from '../src/resources/reads.ts';
 import { renderRecords } from '../src/resources/render.ts';
+import { VersionedCache } from '../src/store/data-version.ts';
 import type { Engine } from '../src/store/engine/index.ts';
 import { Reader } from '../src/store/reader.ts';
 import { callerForKey, createToken } from '../src/store/users.ts';
@@ -23,6 +24,27 @@ describe('the tables each resource is read from', () => {
     assert.deepEqual(read.get('administrative_location'), ['administrative_location', 'employment', 'organisation', 'partnership', 'project', 'project_location', 'user']);
     // expand's own reads, as declared
     assert.deepEqual(read.get('my_projects'), ['employment', 'organisation', 'partnership', 'program', 'project', 'project_location', 'user']);
+  });
+});
+
+describe('values kept per version of their tables', () => {
+  test('are found at their version only, computed once by requests that miss together, and kept within their weight', async () => {
+    const cache = new VersionedCache<number[]>({ maxWeight: 10, weigh: (value) => value.length });
+    let computed = 0;
+    const compute = (length: number) => async () => ((computed += 1), Array.from({ length }, (_, index) => index));
+    const [first, second] = await Promise.all([cache.get(1, 'a', compute(4)), cache.get(1, 'a', compute(4))]);
+    assert.equal(first, second);
+    assert.equal(computed, 1);
+    assert.equal(cache.peek(2, 'a'), undefined, 'another version is another value');
+    await cache.get(1, 'b', compute(4));
+    assert.equal(cache.weighs, 8);
+    // Past the weight, the values longest kept go first: 'a', then 'b'.
+    await cache.get(1, 'c', compute(5));
+    assert.deepEqual([cache.peek(1, 'a'), (await cache.peek(1, 'b'))?.length, (await cache.peek(1, 'c'))?.length], [undefined, 4, 5]);
+    assert.equal(cache.weighs, 9);
+    await cache.get(1, 'd', compute(11)); // heavier than the whole allowance: not kept, nor is anything else
+    assert.deepEqual([cache.size, cache.weighs], [0, 0]);
+    assert.deepEqual([cache.hits, cache.misses], [3, 4]);
   });
 });
 

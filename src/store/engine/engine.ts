@@ -127,6 +127,19 @@ export interface EngineOptions {
   onError?(error: Error, what: string): void;
 }
 
+/** Runs a read, telling `observe` (the statement metrics) how long it took and whether it failed. */
+export async function timed<T>(observe: EngineOptions['onQuery'], read: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  let failed = true;
+  try {
+    const result = await read();
+    failed = false;
+    return result;
+  } finally {
+    observe?.((performance.now() - started) / 1000, failed);
+  }
+}
+
 /** How long a statement may run when nothing else is said (EngineOptions.statementTimeoutMs). */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 

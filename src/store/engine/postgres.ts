@@ -6,7 +6,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql, type RawBuilder, type SqlBool } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, rowsPerInsert, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, rowsPerInsert, timed, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
 import { CHANGES_CHANNEL, VersionWatch } from './postgres-watch.ts';
 
 /** Native booleans, numeric(p, s), date; timestamps as canonical UTC text (text/time.ts). */
@@ -108,17 +108,7 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     return name;
   };
   /** A read on a pooled connection, as a named statement where it has a name. */
-  async function read(query: CompiledQuery): Promise<Columns[]> {
-    const started = performance.now();
-    let failed = true;
-    try {
-      const result = await pool.query<Columns>({ name: nameOf(query.sql), text: query.sql, values: query.parameters as unknown[] });
-      failed = false;
-      return result.rows;
-    } finally {
-      observe?.((performance.now() - started) / 1000, failed);
-    }
-  }
+  const read = (query: CompiledQuery): Promise<Columns[]> => timed(observe, async () => (await pool.query<Columns>({ name: nameOf(query.sql), text: query.sql, values: query.parameters as unknown[] })).rows);
   const watch = new VersionWatch(url);
   const shown = new URL(url);
   shown.password = '';

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBool, type SqliteDatabase } from 'kysely';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm, type Versions } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, timed, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm, type Versions } from './engine.ts';
 import { objectLiteral } from '../../codegen/object-literal.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
 import { configure, statementCache, StatementTimeout } from './sqlite-setup.ts';
@@ -136,19 +136,6 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     return versions;
   };
 
-  /** A read on the reader threads, timed for the metrics. */
-  async function observed<T>(read: () => Promise<T>): Promise<T> {
-    const started = performance.now();
-    let failed = true;
-    try {
-      const result = await read();
-      failed = false;
-      return result;
-    } finally {
-      observe?.((performance.now() - started) / 1000, failed);
-    }
-  }
-
   const inserts = new Map<string, SQLite.Statement>();
 
   return {
@@ -163,11 +150,11 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     },
     runLong(query) {
       if (!readers || handle.inTransaction) return this.run(query);
-      return observed(() => readers.read(query.sql, query.parameters));
+      return timed(observe, () => readers.read(query.sql, query.parameters));
     },
     async readIds(query) {
       if (!readers || handle.inTransaction) return Int32Array.from(await this.run(query), (row) => Number(Object.values(row)[0]));
-      return observed(() => readers.readIds(query.sql, query.parameters));
+      return timed(observe, () => readers.readIds(query.sql, query.parameters));
     },
     async *stream(query, batchSize) {
       if (path === ':memory:') {
