@@ -10,7 +10,7 @@ import { ANONYMOUS, SERVICE, type Caller } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/index.ts';
 import { tablesRead } from '../src/resources/reads.ts';
 import { renderRecords } from '../src/resources/render.ts';
-import { VersionedCache } from '../src/store/data-version.ts';
+import { changeData, VersionedCache } from '../src/store/data-version.ts';
 import type { Engine } from '../src/store/engine/index.ts';
 import { Reader } from '../src/store/reader.ts';
 import { callerForKey, createToken } from '../src/store/users.ts';
@@ -87,6 +87,26 @@ for (const store of testStores()) {
         }
       }
     });
+    test('related rows of a small table are read whole once it has settled: the same rows as SQL gives, frozen, and a change shows at once', async () => {
+      const memory = new Reader(server.engine, { settledMs: 0 });
+      const walking = new Reader(server.engine, { settledMs: Infinity });
+      const ids = (await server.engine.db.selectFrom('organisation').select('id').orderBy('id').execute()).map((row) => row.id as number);
+      const wanted = [...ids, ids[0], null, 999_999];
+      const byId = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => (a.id as number) - (b.id as number));
+      const both = async () => [byId(await memory.lookup(ANONYMOUS).byColumn('organisation', 'id', wanted)), byId(await walking.lookup(ANONYMOUS).byColumn('organisation', 'id', wanted))];
+      const [found, read] = await both();
+      assert.deepEqual(found, read);
+      assert.equal(found.length, ids.length);
+      assert.ok(found.every((row) => Object.isFrozen(row)));
+      assert.deepEqual([memory.tables.size, walking.tables.size], [1, 0]);
+      const flag = found[0].can_create_projects as boolean;
+      await changeData(server.engine, ['organisation'], (trx) => trx.updateTable('organisation').set({ can_create_projects: server.engine.dialect.toDb({ type: 'bool' } as never, !flag) as never }).where('id', '=', ids[0]).execute());
+      const [after, readAfter] = await both();
+      assert.deepEqual(after, readAfter);
+      assert.equal(after[0].can_create_projects, !flag);
+      await changeData(server.engine, ['organisation'], (trx) => trx.updateTable('organisation').set({ can_create_projects: server.engine.dialect.toDb({ type: 'bool' } as never, flag) as never }).where('id', '=', ids[0]).execute());
+    });
+
     const json = { 'content-type': 'application/json' };
 
     test('a new link leaves the budget items cached, count and answer; the links are counted afresh', async () => {

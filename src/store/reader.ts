@@ -49,6 +49,14 @@ const MATCHES_BYTES = 32 * 1024 * 1024;
 const SPARSE = 16;
 const SETTLED_MS = 1000;
 
+/**
+ * Related rows are mostly read by id from small tables that seldom change (organisations,
+ * projects, users): such a table, of at most SMALL_TABLE rows and unchanged for SETTLED_MS, is read
+ * whole once per version of it and its rows found in memory, at most TABLE_ROWS rows in all.
+ */
+const SMALL_TABLE = 20_000;
+const TABLE_ROWS = 200_000;
+
 interface Marks {
   ids: number[];
   complete: boolean;
@@ -68,7 +76,9 @@ export class Reader {
   readonly matches = new VersionedCache<IdSet>({ maxWeight: MATCHES_BYTES, weigh: (ids) => ids.bytes });
   /** The ids of lists read deep in their order, per list as a caller sees it and order. */
   readonly lists = new VersionedCache<Int32Array>({ maxWeight: ORDERED_IDS, weigh: (ids) => ids.length });
-  /** Per resource, the stamp of its tables last seen by a deep page, and since when (performance.now()). */
+  /** Small tables' rows by id (see SMALL_TABLE), per version of the table; null for a larger one. */
+  readonly tables = new VersionedCache<Map<number, Row> | null>({ maxWeight: TABLE_ROWS, weigh: (rows) => rows?.size ?? 0 });
+  /** Per resource or table, the stamp last seen, and since when (performance.now()): see `settled`. */
   private readonly stamps = new Map<string, { version: number; since: number }>();
   private readonly related = new Map<string, CompiledQuery>();
   private readonly pages = new VersionedCache<CompiledQuery>();
@@ -125,7 +135,10 @@ export class Reader {
   /** Batched reads of related rows for one page (one query per relation, never one per record). */
   lookup(caller: Caller): Lookup {
     return {
-      byColumn: (table, columnName, values) => this.rowsWhere(entityOf(table), columnName, values),
+      byColumn: async (table, columnName, values) => {
+        const whole = columnName === 'id' ? await this.wholeTable(entityOf(table)) : null;
+        return whole ? [...new Set(values)].flatMap((id) => whole.get(id as number) ?? []) : this.rowsWhere(entityOf(table), columnName, values);
+      },
       visible: (table, ids) => seenAmong(this.engine, table, ids, caller),
       editable: (projects) => editableAmong(this.engine, projects, caller),
     };
@@ -144,6 +157,23 @@ export class Reader {
     return rows;
   }
 
+  /** Every row of a small table by id, when it has settled; null otherwise (see SMALL_TABLE). */
+  private async wholeTable(entity: Entity): Promise<Map<number, Row> | null> {
+    const version = stamp(this.engine.versionNow() ?? (await this.engine.version()), [entity.table]);
+    const kept = this.tables.peek(version, entity.table);
+    if (kept) return kept;
+    if (!this.settled(`table ${entity.table}`, version)) return null;
+    return this.tables.get(version, entity.table, async () => {
+      const rows = await this.engine.runLong(selectColumns(this.engine.db.selectFrom(`${entity.table} as t`), entity).limit(SMALL_TABLE + 1).compile());
+      if (rows.length > SMALL_TABLE) return null;
+      // Shared by every answer from now on: frozen, so that none can change what another shows.
+      return new Map(rows.map((columns) => {
+        const row = Object.freeze(fromColumns(entity, this.engine.dialect, columns));
+        return [row.id as number, row];
+      }));
+    });
+  }
+
   /** The records of `ids`, in that order. */
   private async inOrder(entity: Entity, ids: number[]): Promise<Row[]> {
     const byId = new Map((await this.rowsWhere(entity, 'id', ids)).map((row) => [row.id, row]));
@@ -157,7 +187,7 @@ export class Reader {
     const ordered = `${key}|${JSON.stringify([page.order, page.pinned])}`;
     let list = this.lists.peek(version, ordered);
     if (!list) {
-      if (!this.settled(resource, version)) return null;
+      if (!this.settled(resource.name, version)) return null;
       const order = await this.tableOrder(resource, page, total);
       if (!order) return null;
       list = this.lists.get(version, ordered, async () => {
@@ -172,12 +202,15 @@ export class Reader {
     return Array.from((await list).subarray(page.offset, page.offset + page.limit));
   }
 
-  /** Whether the resource's tables have been at `version` for `settledMs`, as far as deep pages have seen. */
-  private settled(resource: Resource, version: number): boolean {
+  /**
+   * Whether what `key` names (a resource's tables, or one table) has been at `version` for
+   * `settledMs`, as far as this reader has seen.
+   */
+  private settled(key: string, version: number): boolean {
     if (this.settledMs <= 0) return true;
-    const seen = this.stamps.get(resource.name);
+    const seen = this.stamps.get(key);
     if (seen?.version === version) return performance.now() - seen.since >= this.settledMs;
-    this.stamps.set(resource.name, { version, since: performance.now() });
+    this.stamps.set(key, { version, since: performance.now() });
     return false;
   }
 
