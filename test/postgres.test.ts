@@ -20,7 +20,7 @@ import { saveRecord } from '../src/store/save.ts';
 import keyword from '../src/resources/keyword.ts';
 import { SERVICE } from '../src/resources/define.ts';
 import { runCli, startCliServer, type RunningServer } from './support/cli.ts';
-import { FIXTURE, request, startServer, testStores, type TestServer } from './support/server.ts';
+import { FIXTURE, request, testStores, useServer } from './support/server.ts';
 
 const postgres = testStores().find((store) => store.name === 'postgres');
 
@@ -67,11 +67,7 @@ describe('postgres: two instances on one database', { skip: !postgres }, () => {
 });
 
 describe('postgres: changes made by another instance', { skip: !postgres }, () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer(postgres ?? testStores()[0]);
-  });
-  after(() => server.close());
+  const server = useServer(postgres ?? testStores()[0]);
 
   const count = async () => (await request(server.base, '/rest/v1/keyword/')).body.count as number;
   /** Polls until `check` holds; how long it took, in ms. */
@@ -114,11 +110,7 @@ describe('postgres: changes made by another instance', { skip: !postgres }, () =
 });
 
 describe('postgres: losing the database', { skip: !postgres }, () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer(postgres ?? testStores()[0]);
-  });
-  after(() => server.close());
+  const server = useServer(postgres ?? testStores()[0]);
 
   test('connections killed under load: every answer is 200 or 503, then all 200 again', async () => {
     const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
@@ -197,11 +189,7 @@ describe('postgres: losing the database', { skip: !postgres }, () => {
 });
 
 describe('postgres: statements prepared per connection', { skip: !postgres }, () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer(postgres ?? testStores()[0]);
-  });
-  after(() => server.close());
+  const server = useServer(postgres ?? testStores()[0]);
 
   test('a read is prepared once per connection; past the first 256 texts they are sent unnamed, and every answer is right', async () => {
     const ids = ((await request(server.base, '/rest/v1/keyword/')).body.results as { id: number }[]).map((record) => record.id);

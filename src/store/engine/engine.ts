@@ -127,6 +127,9 @@ export interface EngineOptions {
   onError?(error: Error, what: string): void;
 }
 
+/** The first column of each row as ids (Engine.readIds where rows come as objects). */
+export const idsOf = (rows: readonly Columns[]): Int32Array => Int32Array.from(rows, (row) => Number(Object.values(row)[0]));
+
 /** Runs a read, telling `observe` (the statement metrics) how long it took and whether it failed. */
 export async function timed<T>(observe: EngineOptions['onQuery'], read: () => Promise<T>): Promise<T> {
   const started = performance.now();

@@ -6,7 +6,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql, type RawBuilder, type SqlBool } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, rowsPerInsert, timed, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, idsOf, rowsPerInsert, timed, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions } from './engine.ts';
 import { CHANGES_CHANNEL, VersionWatch } from './postgres-watch.ts';
 
 /** Native booleans, numeric(p, s), date; timestamps as canonical UTC text (text/time.ts). */
@@ -125,7 +125,7 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       return read(query);
     },
     async readIds(query) {
-      return Int32Array.from(await read(query), (row) => Number(Object.values(row)[0]));
+      return idsOf(await read(query));
     },
     async *stream(query, batchSize) {
       const client = await pool.connect();

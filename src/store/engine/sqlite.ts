@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBool, type SqliteDatabase } from 'kysely';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, timed, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm, type Versions } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, idsOf, timed, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm, type Versions } from './engine.ts';
 import { objectLiteral } from '../../codegen/object-literal.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
 import { configure, statementCache, StatementTimeout } from './sqlite-setup.ts';
@@ -153,7 +153,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       return timed(observe, () => readers.read(query.sql, query.parameters));
     },
     async readIds(query) {
-      if (!readers || handle.inTransaction) return Int32Array.from(await this.run(query), (row) => Number(Object.values(row)[0]));
+      if (!readers || handle.inTransaction) return idsOf(await this.run(query));
       return timed(observe, () => readers.readIds(query.sql, query.parameters));
     },
     async *stream(query, batchSize) {
