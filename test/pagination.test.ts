@@ -1,8 +1,9 @@
 /** Pagination and links exactly as http.md states them ("The list envelope and pagination"). */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { pagingDataset, pagingItems } from './support/datasets.ts';
-import { rawRequest, request, startServer, testStores, type TestServer } from './support/server.ts';
+import { rawExchange, rawRequest, request, startServer, testStores, type TestServer } from './support/server.ts';
 
 const VISIBLE = pagingItems().filter((item) => item.project === 1).map((item) => item.id);
 
@@ -105,8 +106,48 @@ for (const store of testStores()) {
         const parts: string[] = [];
         for (let page = 1; page <= (long.includes('limit=1000') ? 10 : 7); page += 1) parts.push(listText((await rawRequest(server.base, short(page))).text));
         assert.equal(listText(whole.text), parts.join(','), long);
-        assert.equal(whole.headers.get('content-length'), String(Buffer.byteLength(whole.text)));
+        // Sent as it is made: chunked, without a length or an ETag (its bytes are not known before the last).
+        assert.equal(whole.headers.get('transfer-encoding'), 'chunked');
+        assert.equal(whole.headers.get('content-length'), null);
+        assert.equal(whole.headers.get('etag'), null);
       }
+    });
+
+    test('a long page is streamed in parts (compressed as a stream), then kept whole, with its ETag, by the response cache', async () => {
+      const path = '/rest/v1/budget_item/?limit=1000&ordering=label';
+      // The raw exchange: the chunks the server wrote, as the wire carries them.
+      const raw = await rawExchange(server.base, `GET ${path} HTTP/1.1\r\nHost: ${new URL(server.base).host}\r\nConnection: close\r\n\r\n`);
+      assert.equal(raw.status, 200);
+      const chunks: Buffer[] = [];
+      for (let rest = raw.bytes as Buffer; ; ) {
+        const line = rest.indexOf('\r\n');
+        const size = parseInt(rest.subarray(0, line).toString(), 16);
+        assert.ok(Number.isInteger(size), `a chunk size: ${rest.subarray(0, 40).toString()}`);
+        if (size === 0) break;
+        chunks.push(rest.subarray(line + 2, line + 2 + size));
+        rest = rest.subarray(line + 2 + size + 2);
+      }
+      // The envelope, ten parts of a hundred records, the close: not one buffer.
+      assert.ok(chunks.length >= 11, `${chunks.length} chunks`);
+      const streamed = Buffer.concat(chunks).toString();
+      assert.deepEqual(JSON.parse(streamed).results.length, 1000);
+      assert.equal(raw.headers.get('etag'), null);
+
+      for (const encoding of ['gzip', 'br']) {
+        const compressed = await rawRequest(server.base, path, { headers: { 'accept-encoding': encoding } });
+        assert.equal(compressed.headers.get('content-encoding'), encoding);
+        assert.equal(compressed.headers.get('vary'), 'Accept, Accept-Encoding');
+        const decoded = (encoding === 'gzip' ? gunzipSync : brotliDecompressSync)(compressed.bytes as Buffer).toString();
+        assert.equal(decoded, streamed, `the ${encoding} stream decodes to the same bytes`);
+      }
+
+      // The URL asked for twice is kept once whole: the third answer has its length and ETag.
+      const kept = await rawRequest(server.base, path);
+      assert.equal(kept.text, streamed);
+      assert.equal(kept.headers.get('content-length'), String(Buffer.byteLength(streamed)));
+      assert.match(kept.headers.get('etag') ?? '', /^"[\w-]{27}"$/);
+      const unchanged = await rawRequest(server.base, path, { headers: { 'if-none-match': kept.headers.get('etag') ?? '' } });
+      assert.equal(unchanged.status, 304);
     });
 
     test('links keep every parameter, sorted by key, encoded as a form', async () => {

@@ -73,13 +73,14 @@ for (const store of testStores()) {
     test('a worker killed is replaced, and the service answers throughout', async () => {
       const [victim, survivor] = workerPids(primary);
       process.kill(victim, 'SIGKILL');
-      for (let waited = 0; waited < 20_000 && !(workerPids(primary).length === 2 && !workerPids(primary).includes(victim)); waited += 100) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const ended = /"signal":"SIGKILL","msg":"a worker ended: starting another"/;
+      // The replacement can be running before the primary's log line reaches its output: wait for both.
+      const replaced = () => workerPids(primary).length === 2 && !workerPids(primary).includes(victim) && ended.test(server.output());
+      for (let waited = 0; waited < 20_000 && !replaced(); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
       const now = workerPids(primary);
       assert.equal(now.length, 2);
       assert.ok(now.includes(survivor) && !now.includes(victim));
-      assert.match(server.output(), /"signal":"SIGKILL","msg":"a worker ended: starting another"/);
+      assert.match(server.output(), ended);
       // The new worker (the third started) says so once it listens.
       for (let waited = 0; waited < 20_000 && !/"worker":3,"msg":"listening on http/.test(server.output()); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
       assert.match(server.output(), /"worker":3,"msg":"listening on http/);

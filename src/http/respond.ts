@@ -5,9 +5,9 @@
  * header one of them carries, all of them carry.
  */
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { promisify } from 'node:util';
-import { brotliCompress, constants, deflate, gzip } from 'node:zlib';
+import { brotliCompress, constants, createBrotliCompress, createDeflate, createGzip, deflate, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import type { ApiError } from './errors.ts';
@@ -25,6 +25,11 @@ const COMPRESS: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
   br: (body) => promisify(brotliCompress)(body, BROTLI),
   gzip: promisify(gzip),
   deflate: promisify(deflate),
+};
+const COMPRESSING: Record<Encoding, () => Transform> = {
+  br: () => createBrotliCompress(BROTLI),
+  gzip: () => createGzip(),
+  deflate: () => createDeflate(),
 };
 
 /** An answer as bytes, ready to be sent any number of times, compressed once per encoding. */
@@ -78,29 +83,52 @@ function formatted(reply: FastifyReply, format: Format, body: Buffer, rendering:
   return representation(reply.statusCode, headers, body);
 }
 
-/** A JSON list this long is serialized a hundred records at a time (representList). */
+/** A JSON list this long is written to the socket as it is serialized (representList). */
 const LARGE_LIST = 300;
 const CHUNK = 100;
 
 /**
- * A list answer, as `represent` makes it, except that a long JSON list is serialized in chunks
- * with a turn of the event loop between them: a page of 1000 records (1 MB) then holds up other
- * requests for a few milliseconds at a time, not for all of it. The bytes are the same:
- * the envelope by the route's schema, each record by the record's (`serializeRecord`).
+ * A long answer sent as it is made: its parts go to the socket one by one (chunked, compressed
+ * as a stream), so a page of 1000 records (1 MB) neither holds up other requests while it is
+ * serialized nor waits whole in memory before its first byte leaves. Its ETag is not known before
+ * the last part, so it is sent without one; `whole` gives the finished representation (with its
+ * ETag) once every part is made, for the response cache to send again.
  */
-export async function representList(reply: FastifyReply, format: Format, value: Record<string, unknown>, rendering: Rendering & { listKey: string }, serializeRecord: (record: unknown) => string): Promise<Representation> {
+export interface Streamed {
+  status: number;
+  headers: Record<string, string>;
+  parts: () => AsyncGenerator<Buffer>;
+  whole: Promise<Representation>;
+}
+
+/**
+ * A list answer, as `represent` makes it, except that a long JSON list is streamed: the envelope
+ * by the route's schema, then each record by the record's (`serializeRecord`), a hundred at a
+ * time. The bytes are those `represent` would make.
+ */
+export function representList(reply: FastifyReply, format: Format, value: Record<string, unknown>, rendering: Rendering & { listKey: string }, serializeRecord: (record: unknown) => string): Representation | Streamed {
   const list = value[rendering.listKey] as unknown[];
   if (format !== 'json' || list.length < LARGE_LIST) return represent(reply, format, value, rendering);
   // The list is the envelope's last member: its text ends in `[]}`, where the records go.
   const envelope = reply.serialize({ ...value, [rendering.listKey]: [] }) as string;
   if (!envelope.endsWith('[]}')) throw new Error(`the list is not the last member of the envelope: ${envelope}`);
-  const parts = [Buffer.from(envelope.slice(0, -2))];
-  for (let start = 0; start < list.length; start += CHUNK) {
-    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    parts.push(Buffer.from(`${start > 0 ? ',' : ''}${list.slice(start, start + CHUNK).map(serializeRecord).join(',')}`));
+  const { status, headers } = formatted(reply, format, Buffer.alloc(0), rendering);
+  let finish: (answer: Representation) => void = () => undefined;
+  const whole = new Promise<Representation>((resolve) => (finish = resolve));
+  async function* parts(): AsyncGenerator<Buffer> {
+    const made = [Buffer.from(envelope.slice(0, -2))];
+    yield made[0];
+    for (let start = 0; start < list.length; start += CHUNK) {
+      // A turn of the event loop between parts: other requests are answered meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
+      made.push(Buffer.from(`${start > 0 ? ',' : ''}${list.slice(start, start + CHUNK).map(serializeRecord).join(',')}`));
+      yield made[made.length - 1];
+    }
+    made.push(Buffer.from(']}'));
+    yield made[made.length - 1];
+    finish(representation(status, headers, Buffer.concat(made)));
   }
-  parts.push(Buffer.from(']}'));
-  return formatted(reply, format, Buffer.concat(parts), rendering);
+  return { status, headers, parts, whole };
 }
 
 /** A file (a report): its bytes and headers (content type, disposition, a cookie). */
@@ -136,11 +164,12 @@ export function representError(reply: FastifyReply, error: ApiError): Representa
   return representation(error.status, headers, Buffer.from(JSON.stringify(error.body)), false);
 }
 
-/** Sends a representation as this request asks for it: compressed or not, or 304. */
-export function send(request: FastifyRequest, reply: FastifyReply, answer: Representation): FastifyReply | Promise<FastifyReply> {
-  const encoding = answer.body.length >= COMPRESS_THRESHOLD ? encodingFor(request) : null;
+/** Sends a representation as this request asks for it: compressed or not, or 304; a streamed one as it is made. */
+export function send(request: FastifyRequest, reply: FastifyReply, answer: Representation | Streamed): FastifyReply | Promise<FastifyReply> {
   // What the route set on the reply counts only as far as the representation kept it.
   for (const name of ROUTE_HEADERS) reply.removeHeader(name);
+  if ('parts' in answer) return sendParts(request, reply, answer);
+  const encoding = answer.body.length >= COMPRESS_THRESHOLD ? encodingFor(request) : null;
   if (answer.etag && matches(request.headers['if-none-match'], answer.etag)) {
     const { 'content-type': _type, 'content-disposition': _disposition, ...kept } = headersOf(answer, encoding);
     return reply.code(304).headers(varied(reply, kept)).send();
@@ -156,6 +185,15 @@ export function send(request: FastifyRequest, reply: FastifyReply, answer: Repre
     }
     return reply.send(compressed);
   });
+}
+
+/** A streamed answer: chunked, and compressed as a stream when the client accepts it. */
+function sendParts(request: FastifyRequest, reply: FastifyReply, answer: Streamed): FastifyReply {
+  const encoding = encodingFor(request);
+  const headers: Record<string, string> = { ...answer.headers, vary: encoding ? 'Accept, Accept-Encoding' : 'Accept' };
+  if (encoding) headers['content-encoding'] = encoding;
+  const body = Readable.from(answer.parts(), { objectMode: false });
+  return reply.code(answer.status).headers(varied(reply, headers)).send(encoding ? body.pipe(COMPRESSING[encoding]()) : body);
 }
 
 /**

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { stamp } from '../store/data-version.ts';
 import type { Engine, Versions } from '../store/engine/index.ts';
-import { send, type Representation } from './respond.ts';
+import { send, type Representation, type Streamed } from './respond.ts';
 import { origin } from './url.ts';
 
 const MAX_ENTRIES = 2000;
@@ -99,13 +99,17 @@ export class ResponseCache {
    * Sends the answer `make` gives, read from `tables`, and remembers it for identical requests
    * while those tables are unchanged.
    */
-  async send(request: FastifyRequest, reply: FastifyReply, tables: readonly string[], make: () => Promise<Representation>): Promise<FastifyReply> {
+  async send(request: FastifyRequest, reply: FastifyReply, tables: readonly string[], make: () => Promise<Representation | Streamed>): Promise<FastifyReply> {
     this.misses += 1;
     request.cache = 'miss';
     const version = stamp(this.engine.versionNow() ?? (await this.engine.version()), tables);
     const answer = await make();
     const key = this.key(request);
-    if (this.admits(key)) this.remember({ key, tables, version, answer, bytes: answer.body.length });
+    if (this.admits(key)) {
+      // A streamed answer is kept once it is whole (never, if the client leaves before).
+      if ('parts' in answer) void answer.whole.then((whole) => this.remember({ key, tables, version, answer: whole, bytes: whole.body.length }));
+      else this.remember({ key, tables, version, answer, bytes: answer.body.length });
+    }
     return send(request, reply, answer);
   }
 

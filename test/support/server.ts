@@ -122,6 +122,8 @@ export interface Answer {
   text: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked by the tests
   body: any;
+  /** The body's bytes as they came (raw requests only: compressed or chunked bodies are not text). */
+  bytes?: Buffer;
 }
 
 /** fetch, uncompressed unless the test asks otherwise (fetch would ask for gzip on its own). */
@@ -154,7 +156,7 @@ export function rawRequest(base: string, path: string, options: { method?: strin
         } catch {
           body = undefined;
         }
-        resolve({ status: response.statusCode ?? 0, headers, text, body });
+        resolve({ status: response.statusCode ?? 0, headers, text, body, bytes: Buffer.concat(chunks) });
       });
     });
     outgoing.on('error', reject);
@@ -186,7 +188,8 @@ export function rawExchange(base: string, bytes: string | Buffer, waitMs = 2000)
       } catch {
         parsed = undefined;
       }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, text: body, body: parsed });
+      const raw = Buffer.concat(chunks);
+      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers, text: body, body: parsed, bytes: raw.subarray(raw.indexOf('\r\n\r\n') + 4) });
     };
     const timer = setTimeout(finish, waitMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
