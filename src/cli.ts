@@ -2,7 +2,6 @@
  * rsr-api's command line: serve | migrate | import | export | demo.
  * Configuration comes from the environment (config.ts); messages go to stderr, data to files.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import cluster from 'node:cluster';
 import { superviseWorkers } from './commands/cluster.ts';
@@ -11,6 +10,7 @@ import { loadDemo, writeDemoFiles } from './commands/demo.ts';
 import { progress, say, summary, Unavailable, UsageError } from './commands/messages.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { maskUrl } from './ops/redact.ts';
+import { packageVersion } from './version.ts';
 import { openEngine, type Engine } from './store/engine/index.ts';
 import { exportDataset, readDataset } from './store/dataset-files.ts';
 import { ImportError, importRecords } from './store/import.ts';
@@ -40,15 +40,6 @@ environment (README, Configuration):
   STATEMENT_TIMEOUT_MS (10000)  MAX_EVENT_LOOP_DELAY_MS (200)  SHUTDOWN_TIMEOUT (25 s)`;
 
 const COMMANDS = new Set(['serve', 'migrate', 'import', 'export', 'demo', 'user', 'token']);
-
-/** The version in package.json (beside src/ in a checkout, beside dist/ when built). */
-function version(): string {
-  for (const path of ['../package.json', '../../package.json']) {
-    const file = new URL(path, import.meta.url);
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
-  }
-  return 'unknown';
-}
 
 /** The database of DATABASE_URL with its schema current; the migrations it took to get there. */
 async function open(config: Config): Promise<{ engine: Engine; applied: number[] }> {
@@ -81,7 +72,7 @@ async function run(argv: string[]): Promise<void> {
   });
   const [command, dir] = positionals;
   if (values.version) {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return;
   }
   if (values.help || !command) {

@@ -15,6 +15,8 @@ import { registerCors, registerLoadShedding, registerRateLimit } from './guards.
 import { registerMetricsRoute, registerObservation, requestId } from './observe.ts';
 import { representError, representJson, send } from './respond.ts';
 import { ResponseCache } from './response-cache.ts';
+import { registerDocs } from './docs.ts';
+import { offerExplorer, registerExplorer } from './explorer.ts';
 import { registerHealth } from './health.ts';
 import { registerReports } from './report-routes.ts';
 import { resourceRoutes, takesTrailingSlash } from './routes.ts';
@@ -104,13 +106,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerLoadShedding(app, limits.maxEventLoopDelayMs, metrics);
   step((scope) => registerAuthentication(scope, options.engine));
   registerRateLimit(app, options.rateLimit ?? null, metrics);
+  step((scope) => offerExplorer(scope));
   step((scope) => responses.register(scope));
 
   finishConnectionsWhenClosing(app);
   registerBodyParsers(app);
   for (const resource of RESOURCES) void app.register(resourceRoutes, { resource });
+  void app.register(registerDocs);
   void app.register(async (scope) => {
     registerReports(scope);
+    registerExplorer(scope);
     registerHealth(scope);
     registerMetricsRoute(scope, metrics, options.metricsToken ?? null);
     scope.get('/rest/v1/', async (request, reply) => {

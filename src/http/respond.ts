@@ -91,14 +91,17 @@ const CHUNK = 100;
  * A long answer sent as it is made: its parts go to the socket one by one (chunked, compressed
  * as a stream), so a page of 1000 records (1 MB) neither holds up other requests while it is
  * serialized nor waits whole in memory before its first byte leaves. Its ETag is not known before
- * the last part, so it is sent without one; `whole` gives the finished representation (with its
- * ETag) once every part is made, for the response cache to send again.
+ * the last part, so it is sent without one.
  */
 export interface Streamed {
   status: number;
   headers: Record<string, string>;
   parts: () => AsyncGenerator<Buffer>;
-  whole: Promise<Representation>;
+  /**
+   * Asks, before it is sent, for the finished representation (with its ETag) once every part is
+   * made: for the response cache to send again. Unasked, no part is kept after it is written.
+   */
+  whenWhole(use: (whole: Representation) => void): void;
 }
 
 /**
@@ -113,22 +116,24 @@ export function representList(reply: FastifyReply, format: Format, value: Record
   const envelope = reply.serialize({ ...value, [rendering.listKey]: [] }) as string;
   if (!envelope.endsWith('[]}')) throw new Error(`the list is not the last member of the envelope: ${envelope}`);
   const { status, headers } = formatted(reply, format, Buffer.alloc(0), rendering);
-  let finish: (answer: Representation) => void = () => undefined;
-  const whole = new Promise<Representation>((resolve) => (finish = resolve));
+  let use: ((whole: Representation) => void) | undefined;
   async function* parts(): AsyncGenerator<Buffer> {
-    const made = [Buffer.from(envelope.slice(0, -2))];
-    yield made[0];
+    const made: Buffer[] = [];
+    const part = (text: string) => {
+      const bytes = Buffer.from(text);
+      if (use) made.push(bytes);
+      return bytes;
+    };
+    yield part(envelope.slice(0, -2));
     for (let start = 0; start < list.length; start += CHUNK) {
       // A turn of the event loop between parts: other requests are answered meanwhile.
       await new Promise((resolve) => setImmediate(resolve));
-      made.push(Buffer.from(`${start > 0 ? ',' : ''}${list.slice(start, start + CHUNK).map(serializeRecord).join(',')}`));
-      yield made[made.length - 1];
+      yield part(`${start > 0 ? ',' : ''}${list.slice(start, start + CHUNK).map(serializeRecord).join(',')}`);
     }
-    made.push(Buffer.from(']}'));
-    yield made[made.length - 1];
-    finish(representation(status, headers, Buffer.concat(made)));
+    yield part(']}');
+    use?.(representation(status, headers, Buffer.concat(made)));
   }
-  return { status, headers, parts, whole };
+  return { status, headers, parts, whenWhole: (callback) => (use = callback) };
 }
 
 /** A file (a report): its bytes and headers (content type, disposition, a cookie). */

@@ -107,7 +107,7 @@ export class ResponseCache {
     const key = this.key(request);
     if (this.admits(key)) {
       // A streamed answer is kept once it is whole (never, if the client leaves before).
-      if ('parts' in answer) void answer.whole.then((whole) => this.remember({ key, tables, version, answer: whole, bytes: whole.body.length }));
+      if ('parts' in answer) answer.whenWhole((whole) => this.remember({ key, tables, version, answer: whole, bytes: whole.body.length }));
       else this.remember({ key, tables, version, answer, bytes: answer.body.length });
     }
     return send(request, reply, answer);

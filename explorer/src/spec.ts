@@ -1,0 +1,98 @@
+/**
+ * What the explorer knows of each list, read from the service's OpenAPI document
+ * (/rest/v1/openapi.json) rather than written here: its fields and their types, the foreign keys
+ * among them, which fields it may be ordered by, the lookups each field's filter takes, and
+ * whether (and with which fields) it can be written.
+ */
+import { call } from './api';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a document read at run time
+
+export interface FieldSpec {
+  name: string;
+  /** The JSON type of its values (without null). */
+  type: string;
+  nullable: boolean;
+  /** The table a foreign key leads to. */
+  references?: string;
+  orderable: boolean;
+  /** The lookups its filter takes (`exact` first), none when it cannot be filtered. */
+  lookups: string[];
+  /** The JSON Schema `format` of a filter value (date, date-time). */
+  format?: string;
+}
+
+export interface WriteField {
+  name: string;
+  type: string;
+  nullable: boolean;
+  required: boolean;
+  choices?: unknown[];
+  maxLength?: number;
+  description?: string;
+}
+
+export interface ResourceSpec {
+  name: string;
+  title: string;
+  fields: FieldSpec[];
+  /** The fields a create or an edit may set; none for a read-only list. */
+  writes: WriteField[] | null;
+  defaultOrder: string;
+}
+
+const typeOf = (schema: Json): { type: string; nullable: boolean } => {
+  const types = ([] as string[]).concat(schema.type ?? 'any');
+  return { type: types.find((type) => type !== 'null') ?? 'any', nullable: types.includes('null') };
+};
+
+function resourceSpec(document: Json, name: string, title: string): ResourceSpec {
+  const list = document.paths[`/rest/v1/${name}/`];
+  const parameters: Json[] = list.get.parameters;
+  const ordering = parameters.find((parameter) => parameter.name === 'ordering');
+  const orderable = new Set<string>(ordering.schema.items.enum.filter((value: string) => !value.startsWith('-')));
+  const lookups = new Map<string, string[]>();
+  const formats = new Map<string, string>();
+  for (const parameter of parameters) {
+    if (!parameter.name || parameter.in !== 'query' || !parameter.description?.startsWith('Records whose')) continue;
+    const [field, lookup = 'exact'] = parameter.name.split('__');
+    lookups.set(field, [...(lookups.get(field) ?? []), lookup]);
+    if (lookup === 'exact' && parameter.schema.format) formats.set(field, parameter.schema.format);
+  }
+  const record: Json = document.components.schemas[name];
+  const fields = Object.entries(record.properties as Record<string, Json>).map(([field, schema]) => ({
+    name: field,
+    ...typeOf(schema),
+    references: schema['x-references'],
+    orderable: orderable.has(field),
+    lookups: lookups.get(field) ?? [],
+    format: formats.get(field),
+  }));
+  const write: Json | undefined = list.post ? document.components.schemas[`${name}_write`] : undefined;
+  const writes = write
+    ? Object.entries(write.properties as Record<string, Json>).map(([field, schema]) => ({
+        name: field,
+        ...typeOf(schema),
+        required: (write.required ?? []).includes(field),
+        choices: schema.enum,
+        maxLength: schema.maxLength,
+        description: schema.description,
+      }))
+    : null;
+  const defaultOrder = /Default: ([^.]+)\./.exec(ordering.description)?.[1] ?? 'id';
+  return { name, title, fields, writes, defaultOrder };
+}
+
+let loaded: Promise<Map<string, ResourceSpec>> | undefined;
+
+/** Every list the service has, by name, in the order the API's index gives them. */
+export function specs(): Promise<Map<string, ResourceSpec>> {
+  return (loaded ??= call<Json>('/rest/v1/openapi.json').then(({ body: document }) => {
+    const titles = new Map<string, string>((document.tags as Json[]).map((tag) => [tag.name, tag.description ?? tag.name]));
+    const names = Object.keys(document.paths).filter((path) => /^\/rest\/v1\/[a-z_]+\/$/.test(path)).map((path) => path.split('/')[3]);
+    return new Map(names.map((name) => [name, resourceSpec(document, name, titles.get(name) ?? name)]));
+  }));
+}
+
+/** "period_start" → "Period start". */
+export const label = (name: string) => `${name.charAt(0).toUpperCase()}${name.slice(1).replace(/_/g, ' ')}`;

@@ -1,0 +1,142 @@
+/**
+ * The report definitions (/rest/v1/reports/), each with a form for its parameters: the
+ * organisation or project picked by name, the period, the format; the file is fetched with the
+ * signed-in token and saved by the browser.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { call, download, session, type Page } from '../api';
+import { messageOf, Status } from '../components';
+
+interface Report {
+  id: number;
+  name: string;
+  title: string;
+  description: string;
+  url: string;
+  parameters: string[];
+  formats: { name: string; display_name: string }[];
+}
+
+const DATES: Record<string, string> = { period_start: 'Period start', period_end: 'Period end', start_date: 'Start date', end_date: 'End date' };
+/** Where names come from for a picker: a list and its name field. */
+const PICKERS: Record<string, { list: string; field: string; what: string }> = {
+  organisation: { list: 'organisation', field: 'name', what: 'Organisation' },
+  project: { list: 'my_projects', field: 'title', what: 'Project' },
+};
+
+/** "Name (#12)" or "12" → "12". */
+const idOf = (text: string) => /#?(\d+)\)?\s*$/.exec(text.trim())?.[1] ?? '';
+
+function Picker({ parameter, value, onInput }: { parameter: string; value: string; onInput: (value: string) => void }) {
+  const picker = PICKERS[parameter];
+  const [options, setOptions] = useState<string[]>([]);
+  const listId = `${parameter}-names`;
+  useEffect(() => {
+    if (!picker || value.trim().length < 2 || /^\d+$/.test(value.trim())) return;
+    const timer = setTimeout(() => {
+      const query = new URLSearchParams({ [`${picker.field}__icontains`]: value.trim(), limit: '20' });
+      call<Page>(`/rest/v1/${picker.list}/?${query}`).then((answer) => answer.ok && setOptions(answer.body.results.map((row) => `${String(row[picker.field])} (#${row.id})`)));
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [value]);
+  return (
+    <label>
+      {picker?.what ?? 'Program'} <small class="muted">(a name, or an id)</small>
+      <input name={parameter} list={picker ? listId : undefined} value={value} required onInput={(event) => onInput(event.currentTarget.value)} autoComplete="off" />
+      {picker && (
+        <datalist id={listId}>
+          {options.map((option) => (
+            <option value={option} />
+          ))}
+        </datalist>
+      )}
+    </label>
+  );
+}
+
+function ReportForm({ report }: { report: Report }) {
+  const [values, setValues] = useState<Record<string, string>>({ format: report.formats[0]?.name ?? '' });
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (name: string, value: string) => setValues({ ...values, [name]: value });
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    const filled: Record<string, string> = {};
+    for (const parameter of report.parameters) {
+      const value = values[parameter] ?? '';
+      filled[parameter] = parameter in PICKERS || parameter === 'program' ? idOf(value) : value;
+    }
+    const missing = report.parameters.filter((parameter) => (parameter in PICKERS || parameter === 'program') && !filled[parameter]);
+    if (missing.length) return setResult({ ok: false, text: `Choose the ${missing.join(' and ')} (a name from the list, or an id).` });
+    const path = report.url.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(filled[name] ?? ''));
+    setBusy(true);
+    setResult(null);
+    const outcome = await download(path);
+    setBusy(false);
+    setResult(outcome.ok ? { ok: true, text: `Downloaded ${outcome.filename}.` } : { ok: false, text: outcome.message || `The service answered ${outcome.status}.` });
+  }
+
+  return (
+    <form class="report" onSubmit={submit} aria-labelledby={`report-${report.id}`} data-report={report.name}>
+      <h2 id={`report-${report.id}`}>{report.title}</h2>
+      {report.description && <p class="muted">{report.description}</p>}
+      <div class="report-fields">
+        {report.parameters.map((parameter) => {
+          if (parameter === 'format') {
+            return (
+              <label>
+                Format
+                <select name="format" value={values.format} onChange={(event) => set('format', event.currentTarget.value)}>
+                  {report.formats.map((format) => (
+                    <option value={format.name}>{format.display_name}</option>
+                  ))}
+                </select>
+              </label>
+            );
+          }
+          if (parameter in DATES) {
+            return (
+              <label>
+                {DATES[parameter]}
+                <input type="date" name={parameter} value={values[parameter] ?? ''} onInput={(event) => set(parameter, event.currentTarget.value)} />
+              </label>
+            );
+          }
+          if (parameter === 'comment') {
+            return (
+              <label class="inline">
+                <input type="checkbox" name="comment" checked={values.comment === 'true'} onChange={(event) => set('comment', event.currentTarget.checked ? 'true' : '')} /> With comments
+              </label>
+            );
+          }
+          return <Picker parameter={parameter} value={values[parameter] ?? ''} onInput={(value) => set(parameter, value)} />;
+        })}
+      </div>
+      <button type="submit" disabled={busy}>{busy ? 'Making the report…' : 'Download'}</button>
+      {result && (
+        <p class={result.ok ? 'success' : 'error'} role={result.ok ? 'status' : 'alert'}>
+          {result.text}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function Reports() {
+  const [reports, setReports] = useState<Report[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    call<Page<Report & { id: number }>>('/rest/v1/reports/?limit=100').then((answer) => (answer.ok ? setReports(answer.body.results) : setError(messageOf(answer.body, answer.status))));
+  }, []);
+  return (
+    <section aria-labelledby="reports-title">
+      <h1 id="reports-title" tabIndex={-1}>Reports</h1>
+      {!session.token() && <p class="notice">Reports are for signed-in users: sign in with your API token above to download them.</p>}
+      <Status loading={!reports && !error} error={error} />
+      {reports?.map((report) => (
+        <ReportForm report={report} />
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,20 @@
+/**
+ * The API described for people and programs: the OpenAPI document at /rest/v1/openapi.json
+ * (openapi.ts) and Swagger UI at /docs/, served from the package itself (no CDN: it works
+ * offline and behind a firewall).
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { openApiDocument } from './openapi.ts';
+import { representJson, send } from './respond.ts';
+
+export async function registerDocs(app: FastifyInstance): Promise<void> {
+  app.get('/rest/v1/openapi.json', async (request, reply) => send(request, reply, representJson(reply, openApiDocument())));
+  await app.register(swagger, { mode: 'static', specification: { document: openApiDocument() as never } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // No call to the public validator.swagger.io badge: nothing leaves the machine.
+    uiConfig: { validatorUrl: null, deepLinking: true, docExpansion: 'none', defaultModelsExpandDepth: 0, tryItOutEnabled: true } as never,
+  });
+}
