@@ -4,6 +4,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# npm ci builds the explorer (prepare): its sources come first.
+COPY explorer ./explorer
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin

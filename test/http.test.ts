@@ -116,7 +116,7 @@ for (const store of testStores()) {
     });
 
     test('unknown paths are JSON 404s', async () => {
-      for (const path of ['/rest/v1/nothing/', '/', '/rest/v2/budget_item/', '/rest/v1/link/1/extra/']) {
+      for (const path of ['/rest/v1/nothing/', '/nothing', '/rest/v2/budget_item/', '/rest/v1/link/1/extra/', '/assets/nothing.js']) {
         const answer = await request(server.base, path);
         assert.equal(answer.status, 404, path);
         assert.equal(answer.text, '{"detail":"Not found."}');

@@ -125,6 +125,11 @@ describe(`OpenAPI (${store.name})`, () => {
     conforms('/rest/v1/budget_item/', 'get', filter);
   });
 
+  test("the explorer's project results answer as documented", async () => {
+    conforms('/explorer/api/projects/{id}/results/', 'get', await request(server.base, '/explorer/api/projects/1/results/'));
+    conforms('/explorer/api/projects/{id}/results/', 'get', await request(server.base, '/explorer/api/projects/3/results/'));
+  });
+
   test('report downloads: 401 without a key, 400 for a missing format, as documented', async () => {
     const path = '/py-reports/project/{id}/results-indicators-table/';
     const anonymous = await request(server.base, '/py-reports/project/1/results-indicators-table/?format=excel');
@@ -142,6 +147,6 @@ describe(`OpenAPI (${store.name})`, () => {
         assert.ok(server.app.hasRoute({ method: method.toUpperCase() as 'GET', url }) || server.app.hasRoute({ method: method.toUpperCase() as 'GET', url: url.replace(':segment', ':id') }), `${method} ${path}`);
       }
     }
-    assert.equal(Object.keys(document.paths).length, 1 + RESOURCES.length * 3 + REPORT_DOWNLOADS.length);
+    assert.equal(Object.keys(document.paths).length, 1 + RESOURCES.length * 3 + REPORT_DOWNLOADS.length + 1);
   });
 });

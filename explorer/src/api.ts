@@ -71,7 +71,6 @@ export type Row = Record<string, unknown> & { id: number };
 /** Every record of a list matching `query`, a thousand at a time, up to `max` (charts). */
 export async function readAll(name: string, query: URLSearchParams, max: number, progress?: (read: number, count: number) => void): Promise<{ rows: Row[]; count: number }> {
   const rows: Row[] = [];
-  let count = 0;
   for (let page = 1; ; page += 1) {
     const params = new URLSearchParams(query);
     params.set('limit', '1000');
@@ -79,8 +78,7 @@ export async function readAll(name: string, query: URLSearchParams, max: number,
     const answer = await call<Page>(`/rest/v1/${name}/?${params}`);
     if (!answer.ok) throw new Error(`${name}: ${answer.status}`);
     rows.push(...answer.body.results);
-    count = answer.body.count;
-    progress?.(rows.length, count);
-    if (!answer.body.next || rows.length >= max) return { rows, count };
+    progress?.(rows.length, answer.body.count);
+    if (!answer.body.next || rows.length >= max) return { rows, count: answer.body.count };
   }
 }

@@ -4,7 +4,7 @@
  * from the OpenAPI document (spec.ts).
  */
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { session } from './api';
 import { Link, messageOf, Status } from './components';
 import { useLocation } from './router';
@@ -89,13 +89,16 @@ function App() {
   const url = useLocation();
   const [known, setKnown] = useState<Map<string, ResourceSpec> | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [, setSignedIn] = useState(session.token() !== null);
+  const [signedIn, setSignedIn] = useState(session.token() !== null);
   useEffect(() => {
     specs().then(setKnown, (failure: Error) => setError(failure.message));
   }, []);
-  // A new view is announced by moving the focus to its heading (as a page load would).
+  // A new view is announced by moving the focus to its heading (a page load starts at the top).
+  const first = useRef(true);
   useEffect(() => {
-    (document.querySelector('main h1') as HTMLElement | null)?.focus({ preventScroll: true });
+    if (!known) return;
+    if (first.current) first.current = false;
+    else (document.querySelector('main h1') as HTMLElement | null)?.focus({ preventScroll: true });
   }, [url.pathname, known]);
   const section = url.pathname.split('/')[2] ?? '';
   const current = (name: string) => (section === name ? ('page' as const) : undefined);
@@ -114,7 +117,8 @@ function App() {
       </header>
       <main id="main">
         <Status loading={!known && !error} error={error} />
-        {known && <View url={url} known={known} />}
+        {/* Signing in or out shows the view again, read with (or without) the token. */}
+        {known && <View key={signedIn ? 'signed-in' : 'anonymous'} url={url} known={known} />}
       </main>
     </>
   );

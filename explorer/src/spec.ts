@@ -30,6 +30,7 @@ export interface WriteField {
   choices?: unknown[];
   maxLength?: number;
   description?: string;
+  default?: unknown;
 }
 
 export interface ResourceSpec {
@@ -49,7 +50,7 @@ const typeOf = (schema: Json): { type: string; nullable: boolean } => {
 function resourceSpec(document: Json, name: string, title: string): ResourceSpec {
   const list = document.paths[`/rest/v1/${name}/`];
   const parameters: Json[] = list.get.parameters;
-  const ordering = parameters.find((parameter) => parameter.name === 'ordering');
+  const ordering: Json = parameters.find((parameter) => parameter.name === 'ordering') ?? { schema: { items: { enum: [] } }, description: '' };
   const orderable = new Set<string>(ordering.schema.items.enum.filter((value: string) => !value.startsWith('-')));
   const lookups = new Map<string, string[]>();
   const formats = new Map<string, string>();
@@ -77,6 +78,7 @@ function resourceSpec(document: Json, name: string, title: string): ResourceSpec
         choices: schema.enum,
         maxLength: schema.maxLength,
         description: schema.description,
+        default: schema.default,
       }))
     : null;
   const defaultOrder = /Default: ([^.]+)\./.exec(ordering.description)?.[1] ?? 'id';

@@ -7,10 +7,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { openApiDocument } from './openapi.ts';
-import { representJson, send } from './respond.ts';
+import { representJson, send, type Representation } from './respond.ts';
 
 export async function registerDocs(app: FastifyInstance): Promise<void> {
-  app.get('/rest/v1/openapi.json', async (request, reply) => send(request, reply, representJson(reply, openApiDocument())));
+  // The same bytes for every request: made once, compressed once per encoding.
+  let document: Representation | undefined;
+  app.get('/rest/v1/openapi.json', async (request, reply) => send(request, reply, (document ??= representJson(reply, openApiDocument()))));
   await app.register(swagger, { mode: 'static', specification: { document: openApiDocument() as never } });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

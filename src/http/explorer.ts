@@ -8,8 +8,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import escapeHtml from 'escape-html';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from './errors.ts';
-import { representFile, send, type Representation } from './respond.ts';
+import { dateRange, todayIn } from '../reports/params.ts';
+import { projectResults } from '../reports/project-results.ts';
+import { ApiError, notFound } from './errors.ts';
+import { representFile, representJson, send, type Representation } from './respond.ts';
 
 /** Beside src/ in a checkout, beside dist/src/ when built. */
 const CANDIDATES = ['../../dist/explorer/', '../../explorer/'].map((path) => new URL(path, import.meta.url).pathname);
@@ -69,6 +71,37 @@ function apiPage(path: string, query: string): Buffer {
 </body></html>`);
 }
 
+/** A number where the text is one (targets and actual values are stored as text). */
+const numeric = (text: string) => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : null);
+
+/**
+ * GET /explorer/api/projects/<id>/results/: a project's results for the explorer's results view,
+ * from the model the results reports are made from (same visibility: a project the caller may
+ * not see is 404): per indicator, each period's target and actual.
+ */
+async function projectResultsData(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
+  const id = /^\d{1,9}$/.test(request.params.id) ? Number(request.params.id) : 0;
+  const { reader, timeZone } = request.server.services;
+  const lookup = reader.lookup(request.caller);
+  const [project] = (await lookup.visible('project', [id])).has(id) ? await lookup.byColumn('project', 'id', [id]) : [];
+  if (!project) throw notFound();
+  const today = todayIn(timeZone);
+  const model = await projectResults(project, { lookup, caller: request.caller, timeZone, today, range: dateRange(undefined, undefined, today), comments: false });
+  return send(request, reply, representJson(reply, {
+    project: { id: project.id, title: project.title, subtitle: project.subtitle ?? '' },
+    results: model.results.map((result) => ({
+      title: result.title,
+      type: result.type,
+      indicators: result.indicators.map((indicator) => ({
+        title: indicator.title,
+        measure: indicator.measure,
+        quantitative: indicator.quantitative,
+        periods: indicator.periods.map((period) => ({ start: period.start, end: period.end, target: numeric(period.target), actual: numeric(period.actual) })),
+      })),
+    })),
+  }));
+}
+
 export function registerExplorer(app: FastifyInstance): void {
   const files = readBuild();
   const answers = new Map<string, Representation>();
@@ -82,6 +115,7 @@ export function registerExplorer(app: FastifyInstance): void {
     if (!files) throw notBuilt();
     return send(request, reply, file(reply, '', files.page, TYPES['.html'], REVALIDATE));
   };
+  app.get('/explorer/api/projects/:id/results/', projectResultsData);
   app.get('/', page);
   app.get('/explore/*', page);
   app.get('/assets/:name', async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {

@@ -98,6 +98,7 @@ function writeFieldSchema(field: StoredField): Json {
   if (field.min !== undefined) schema.minimum = field.min;
   if (field.max !== undefined) schema.maximum = field.max;
   if (field.choices) schema.enum = [...field.choices, ...(field.nullable ? [null] : []), ...(field.blank && field.type === 'text' ? [''] : [])];
+  if (field.default !== undefined && typeof field.default !== 'function') schema.default = field.default;
   if (field.references) schema.description = `The id of a ${field.references}.`;
   if (field.codelist) schema.description = `A code of the IATI ${field.codelist} code list.`;
   return schema;
@@ -180,6 +181,40 @@ function reportPath(report: ReportDownload): Json {
   };
 }
 
+const number = { type: ['number', 'null'] };
+const date = { type: ['string', 'null'], format: 'date' };
+const PROJECT_RESULTS = {
+  type: 'object',
+  required: ['project', 'results'],
+  properties: {
+    project: { type: 'object', required: ['id', 'title', 'subtitle'], properties: { id: { type: 'integer' }, title: { type: 'string' }, subtitle: { type: 'string' } } },
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['title', 'type', 'indicators'],
+        properties: {
+          title: { type: 'string' },
+          type: { type: 'string' },
+          indicators: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['title', 'measure', 'quantitative', 'periods'],
+              properties: {
+                title: { type: 'string' },
+                measure: { type: 'string' },
+                quantitative: { type: 'boolean' },
+                periods: { type: 'array', items: { type: 'object', required: ['start', 'end', 'target', 'actual'], properties: { start: date, end: date, target: number, actual: number } } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
 const ERROR = { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] };
 const FIELD_ERRORS = { type: 'object', description: 'Messages per field (or `non_field_errors`), or a `detail`.', additionalProperties: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }] } };
 const RESPONSES: Record<string, [string, Json]> = {
@@ -219,6 +254,14 @@ function build(): Json {
     paths = { ...paths, ...resourcePaths(resource) };
   }
   for (const report of REPORT_DOWNLOADS) paths[`/py-reports/${report.scope}/{id}/${report.path}/`] = reportPath(report);
+  schemas.ProjectResults = PROJECT_RESULTS;
+  paths['/explorer/api/projects/{id}/results/'] = {
+    get: {
+      tags: ['explorer'], operationId: 'explorer_project_results', summary: "A project's results: each indicator's target and actual per period (the explorer's results view)",
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+      responses: { 200: { description: 'The results.', content: jsonContent(ref('schemas', 'ProjectResults')) }, ...errors(404, 503) },
+    },
+  };
   return {
     openapi: '3.1.0',
     info: {
@@ -227,7 +270,7 @@ function build(): Json {
       description: 'Development-project reporting data (budgets, transactions, organisations, locations, results, custom fields, links, keywords, report definitions), wire-compatible with the version-1 REST interface of Akvo RSR. Every list is also at `/rest/v1/<name>.<format>` and answers `OPTIONS` with its field metadata. Filters follow foreign keys (`project__title__icontains=water`).',
       license: { name: 'AGPL-3.0-or-later', identifier: 'AGPL-3.0-or-later' },
     },
-    tags: [{ name: 'index' }, ...RESOURCES.map((resource) => ({ name: resource.name, description: resource.title })), { name: 'reports', description: 'Report downloads (signed-in callers)' }],
+    tags: [{ name: 'index' }, ...RESOURCES.map((resource) => ({ name: resource.name, description: resource.title })), { name: 'reports', description: 'Report downloads (signed-in callers)' }, { name: 'explorer', description: 'What the web explorer reads besides the lists' }],
     paths,
     components: {
       schemas,

@@ -217,6 +217,9 @@ export function checkAnswer(method: string, path: string, reply: Reply): void {
     parser.write(text).close();
   } else if (type.startsWith('text/csv')) {
     parseCsv(text);
+  } else if (type === 'text/html; charset=utf-8') {
+    // The explorer's page (at /), or the page offered to a browser on an API address.
+    assert.match(text, /^<!doctype html>/i, `${where}: not an HTML page`);
   } else assert.fail(`${where}: unexpected content type ${type}`);
 }
 

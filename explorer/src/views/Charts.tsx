@@ -12,7 +12,7 @@ import { Status } from '../components';
 /** More records than this are not read for a chart: it says so, and a project narrows it. */
 const MOST = 20_000;
 
-type Plot = typeof import('@observablehq/plot');
+export type Plot = typeof import('@observablehq/plot');
 
 interface ChartSpec {
   id: string;
@@ -45,22 +45,38 @@ function draw(plot: Plot, chart: ChartSpec, bars: Bar[], width: number): SVGSVGE
       ...common,
       height: Math.max(120, keys * 26 + 50),
       marginLeft: Math.min(width / 2, longest * 6.5 + 10),
-      x: { label: chart.unit, grid: true },
-      y: { label: null },
+      x: { label: chart.unit, grid: true, tickFormat: '~s' },
+      y: { label: null, type: 'band' },
       marks: [plot.barX(bars, { y: 'key', x: 'value', fill: 'series', sort: { y: '-x' }, title: (bar: Bar) => `${bar.key} (${bar.series}): ${bar.value.toLocaleString('en')}` }), plot.ruleX([0])],
     });
   }
   return plot.plot({
     ...common,
     height: 280,
-    x: { label: null, tickRotate: bars.length > 12 ? -45 : 0 },
-    y: { label: chart.unit, grid: true },
+    marginLeft: 56,
+    marginBottom: 44,
+    x: { label: null, type: 'band', tickRotate: new Set(bars.map((bar) => bar.key)).size > 10 ? -45 : 0 },
+    y: { label: chart.unit, grid: true, tickFormat: '~s' },
     marks: [plot.barY(bars, { x: 'key', y: 'value', fill: 'series', title: (bar: Bar) => `${bar.key} (${bar.series}): ${bar.value.toLocaleString('en')}` }), plot.ruleY([0])],
   });
 }
 
+/** An SVG drawn by Plot (loaded on first use) as wide as its box. */
+export function PlotDrawing({ draw }: { draw: (plot: Plot, width: number) => Element }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const target = box.current;
+    if (!target) return;
+    let current = true;
+    import('@observablehq/plot').then((plot) => current && target.replaceChildren(draw(plot, Math.max(280, target.clientWidth))));
+    return () => {
+      current = false;
+    };
+  }, [draw]);
+  return <div ref={box} class="plot" />;
+}
+
 function Chart({ chart, project }: { chart: ChartSpec; project: string | null }) {
-  const figure = useRef<HTMLDivElement>(null);
   const [bars, setBars] = useState<Bar[] | null>(null);
   const [note, setNote] = useState<string>('');
   const [error, setError] = useState<string | null>(null);
@@ -82,23 +98,13 @@ function Chart({ chart, project }: { chart: ChartSpec; project: string | null })
     };
   }, [chart.id, project]);
 
-  useEffect(() => {
-    const target = figure.current;
-    if (!target || !bars || bars.length === 0) return;
-    let current = true;
-    import('@observablehq/plot').then((plot) => current && target.replaceChildren(draw(plot, chart, bars, Math.max(280, target.clientWidth))));
-    return () => {
-      current = false;
-    };
-  }, [bars]);
-
   return (
     <figure class="chart" aria-labelledby={`${chart.id}-title`} data-chart={chart.id}>
       <figcaption id={`${chart.id}-title`}>{chart.title}</figcaption>
       <Status loading={!bars && !error} error={error} />
       <p class="muted small">{note}</p>
       {bars && bars.length === 0 && <p class="muted">Nothing to show.</p>}
-      <div ref={figure} class="plot" />
+      {bars && bars.length > 0 && <PlotDrawing draw={(plot, width) => draw(plot, chart, bars, width)} />}
       {bars && bars.length > 0 && (
         <details>
           <summary>The numbers</summary>

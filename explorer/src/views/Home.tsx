@@ -21,7 +21,7 @@ export function Home({ specs }: { specs: Map<string, ResourceSpec> }) {
         Budgets, transactions, organisations, locations, results and more. Open a list to sort, filter and page through it, or look at the{' '}
         <Link href="/explore/charts/">charts</Link> and download <Link href="/explore/reports/">reports</Link>. Developers: the <a href="/docs/">API reference</a>.
       </p>
-      <ul class="cards">
+      <ul class="cards" data-complete={Object.keys(counts).length === specs.size ? '' : undefined}>
         {[...specs.values()].map((spec) => (
           <li>
             <Link href={`/explore/${spec.name}/`} class="card">

@@ -105,7 +105,7 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
 
   const sortHref = (field: string) => href(path, params, { ordering: first === field ? `-${field}` : field, page: null });
   const pageHref = (number: number | 'last') => href(path, params, { page: number === 1 ? null : String(number) });
-  const window = [...new Set([1, current - 2, current - 1, current, current + 1, current + 2, pages])].filter((number) => number >= 1 && number <= pages).sort((a, b) => a - b);
+  const shown = [...new Set([1, current - 2, current - 1, current, current + 1, current + 2, pages])].filter((number) => number >= 1 && number <= pages).sort((a, b) => a - b);
   const canWrite = spec.writes !== null && session.token() !== null;
 
   return (
@@ -177,7 +177,7 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
                     const value = row[field.name];
                     if (field.name === 'id') return <td><Link href={`${path}${row.id}/`} aria-label={`${spec.title} ${row.id}`}>{String(row.id)}</Link></td>;
                     const target = field.references ? recordPath(field.references, value) : null;
-                    return <td class={field.type === 'number' || field.type === 'integer' ? 'number' : undefined}>{target ? <Link href={target}>{show(value)}</Link> : show(value)}</td>;
+                    return <td class={(field.type === 'number' || field.type === 'integer') && !field.references ? 'number' : undefined}>{target ? <Link href={target}>{show(value)}</Link> : show(value)}</td>;
                   })}
                 </tr>
               ))}
@@ -189,9 +189,9 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
       {page && pages > 1 && (
         <nav class="pager" aria-label="Pages">
           {current > 1 ? <Link href={pageHref(current - 1)} aria-label="Previous page">‹ Previous</Link> : <span class="muted">‹ Previous</span>}
-          {window.map((number, index) => (
+          {shown.map((number, index) => (
             <>
-              {index > 0 && number - window[index - 1] > 1 && <span class="muted">…</span>}
+              {index > 0 && number - shown[index - 1] > 1 && <span class="muted">…</span>}
               {number === current ? <span aria-current="page" class="current">{number}</span> : <Link href={number === pages ? pageHref('last') : pageHref(number)} aria-label={number === pages ? `Last page, ${number}` : `Page ${number}`}>{String(number)}</Link>}
             </>
           ))}

@@ -10,8 +10,9 @@ import { label, type ResourceSpec, type WriteField } from '../spec';
 
 type Values = Record<string, string | boolean>;
 
+/** A record's value; for a new record the field's default (or a choice's first, when it may not be empty). */
 const initialValue = (field: WriteField, record: Row | null): string | boolean => {
-  const value = record?.[field.name];
+  const value = record ? record[field.name] : (field.default ?? (field.choices && !field.choices.includes('') && !field.choices.includes(null) ? field.choices[0] : undefined));
   if (field.type === 'boolean') return value === true;
   return value === null || value === undefined ? '' : String(value);
 };

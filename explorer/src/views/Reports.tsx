@@ -24,6 +24,10 @@ const PICKERS: Record<string, { list: string; field: string; what: string }> = {
   project: { list: 'my_projects', field: 'title', what: 'Project' },
 };
 
+/** The form asks for what the report is about first, then the period, then how. */
+const ORDER = ['organisation', 'project', 'program', 'period_start', 'start_date', 'period_end', 'end_date', 'format', 'comment'];
+const rank = (parameter: string) => (ORDER.includes(parameter) ? ORDER.indexOf(parameter) : ORDER.length);
+
 /** "Name (#12)" or "12" → "12". */
 const idOf = (text: string) => /#?(\d+)\)?\s*$/.exec(text.trim())?.[1] ?? '';
 
@@ -82,7 +86,7 @@ function ReportForm({ report }: { report: Report }) {
       <h2 id={`report-${report.id}`}>{report.title}</h2>
       {report.description && <p class="muted">{report.description}</p>}
       <div class="report-fields">
-        {report.parameters.map((parameter) => {
+        {[...report.parameters].sort((a, b) => rank(a) - rank(b)).map((parameter) => {
           if (parameter === 'format') {
             return (
               <label>
