@@ -230,6 +230,17 @@ describe('explorer (browser)', () => {
     assert.equal((await request(server.base, '/explorer/api/projects/x/results/')).status, 404);
   });
 
+  test('names of projects and programs for the pickers: only those the caller may see, by title', async () => {
+    const titles = async (path: string, key: string | null = null) => (await api(path, key)).results.map((row: Row) => `${row.id} ${row.title}`);
+    assert.deepEqual(await titles('/explorer/api/names/project/'), ['5 Clean Water Program', '2 Saneamiento en Bogotá', '1 Water for Kisumu']);
+    assert.deepEqual(await titles('/explorer/api/names/project/', admin), ['5 Clean Water Program', '4 Draft project', '3 Private pilot', '2 Saneamiento en Bogotá', '1 Water for Kisumu']);
+    assert.deepEqual(await titles('/explorer/api/names/project/?title=WATER'), ['5 Clean Water Program', '1 Water for Kisumu']);
+    assert.deepEqual(await titles('/explorer/api/names/program/?title=clean'), ['5 Clean Water Program']);
+    assert.equal((await api('/explorer/api/names/project/?title=pilot')).count, 0, 'a private project is not named to anonymous callers');
+    assert.equal((await request(server.base, '/explorer/api/names/user/')).status, 404);
+    assert.equal((await request(server.base, '/explorer/api/names/__proto__/')).status, 404);
+  });
+
   test('reports: one of each format downloaded from the form, and read back', async () => {
     const page = await fresh();
     await page.goto(`${server.base}/explore/reports/`);

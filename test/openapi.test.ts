@@ -125,9 +125,11 @@ describe(`OpenAPI (${store.name})`, () => {
     conforms('/rest/v1/budget_item/', 'get', filter);
   });
 
-  test("the explorer's project results answer as documented", async () => {
+  test("the explorer's project results and names answer as documented", async () => {
     conforms('/explorer/api/projects/{id}/results/', 'get', await request(server.base, '/explorer/api/projects/1/results/'));
     conforms('/explorer/api/projects/{id}/results/', 'get', await request(server.base, '/explorer/api/projects/3/results/'));
+    conforms('/explorer/api/names/{scope}/', 'get', await request(server.base, '/explorer/api/names/program/?title=water'));
+    conforms('/explorer/api/names/{scope}/', 'get', await request(server.base, '/explorer/api/names/project/'));
   });
 
   test('report downloads: 401 without a key, 400 for a missing format, as documented', async () => {
@@ -143,10 +145,12 @@ describe(`OpenAPI (${store.name})`, () => {
   test('every documented operation is a route of the server', () => {
     for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
       for (const method of Object.keys(item).filter((key) => key !== 'parameters')) {
-        const url = path.replace('{id}', ':segment');
-        assert.ok(server.app.hasRoute({ method: method.toUpperCase() as 'GET', url }) || server.app.hasRoute({ method: method.toUpperCase() as 'GET', url: url.replace(':segment', ':id') }), `${method} ${path}`);
+        // A record's route names its segment `:segment` (it may carry a format suffix).
+        const url = path.replace(/\{(\w+)\}/g, ':$1');
+        const routed = [url, url.replace(':id/', ':segment/')].some((candidate) => server.app.hasRoute({ method: method.toUpperCase() as 'GET', url: candidate }));
+        assert.ok(routed, `${method} ${path}`);
       }
     }
-    assert.equal(Object.keys(document.paths).length, 1 + RESOURCES.length * 3 + REPORT_DOWNLOADS.length + 1);
+    assert.equal(Object.keys(document.paths).length, 1 + RESOURCES.length * 3 + REPORT_DOWNLOADS.length + 2);
   });
 });

@@ -8,12 +8,17 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import escapeHtml from 'escape-html';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { lastValue } from '../query/params.ts';
 import { dateRange, todayIn } from '../reports/params.ts';
 import { projectResults } from '../reports/project-results.ts';
+import { asc, ownedByProject, resource, type Resource } from '../resources/define.ts';
+import { program as programEntity, project as projectEntity } from '../resources/support.ts';
 import { ApiError, notFound } from './errors.ts';
+import { listQuery } from './read-handlers.ts';
 import { representFile, representJson, send, type Representation } from './respond.ts';
+import { queryPairs } from './url.ts';
 
-/** Beside src/ in a checkout, beside dist/src/ when built. */
+/** dist/explorer/, as seen from src/http/ (a checkout) and from dist/src/http/ (a build). */
 const CANDIDATES = ['../../dist/explorer/', '../../explorer/'].map((path) => new URL(path, import.meta.url).pathname);
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -102,6 +107,28 @@ async function projectResultsData(request: FastifyRequest<{ Params: { id: string
   }));
 }
 
+/**
+ * Projects and programs by title, for the report form's pickers. They are no lists of the API,
+ * but are read as lists are: through the same visibility (a program is seen where its lead
+ * project is), filters and paging.
+ */
+const NAMED: Readonly<Record<string, Resource>> = {
+  project: resource({ name: 'project', title: 'Project', visibility: ownedByProject(), fields: projectEntity.fields }),
+  program: resource({ name: 'program', title: 'Program', visibility: ownedByProject('id'), fields: programEntity.fields }),
+};
+const NAMES_SHOWN = 20;
+
+/** GET /explorer/api/names/<project|program>/?title=<text>: the first 20 the caller may see whose title contains the text. */
+async function names(request: FastifyRequest<{ Params: { scope: string } }>, reply: FastifyReply) {
+  const named = Object.hasOwn(NAMED, request.params.scope) ? NAMED[request.params.scope] : undefined;
+  if (!named) throw notFound();
+  const { filters } = listQuery(named, [['title__icontains', lastValue(queryPairs(request), 'title') ?? '']], request.caller);
+  const { reader } = request.server.services;
+  const count = await reader.count(named, request.caller, filters);
+  const rows = count ? await reader.page(named, request.caller, { order: [asc('title'), asc('id')], pinned: false, limit: NAMES_SHOWN, offset: 0 }, count, filters) : [];
+  return send(request, reply, representJson(reply, { count, results: rows.map((row) => ({ id: row.id, title: row.title })) }));
+}
+
 export function registerExplorer(app: FastifyInstance): void {
   const files = readBuild();
   const answers = new Map<string, Representation>();
@@ -116,6 +143,7 @@ export function registerExplorer(app: FastifyInstance): void {
     return send(request, reply, file(reply, '', files.page, TYPES['.html'], REVALIDATE));
   };
   app.get('/explorer/api/projects/:id/results/', projectResultsData);
+  app.get('/explorer/api/names/:scope/', names);
   app.get('/', page);
   app.get('/explore/*', page);
   app.get('/assets/:name', async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {

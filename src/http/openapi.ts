@@ -255,6 +255,19 @@ function build(): Json {
   }
   for (const report of REPORT_DOWNLOADS) paths[`/py-reports/${report.scope}/{id}/${report.path}/`] = reportPath(report);
   schemas.ProjectResults = PROJECT_RESULTS;
+  paths['/explorer/api/names/{scope}/'] = {
+    get: {
+      tags: ['explorer'], operationId: 'explorer_names', summary: 'Projects or programs the caller may see, by title (the report form\'s pickers): the first 20',
+      parameters: [
+        { name: 'scope', in: 'path', required: true, schema: { type: 'string', enum: ['project', 'program'] } },
+        { name: 'title', in: 'query', required: false, description: 'Text the title contains (case and accents ignored).', schema: { type: 'string' } },
+      ],
+      responses: {
+        200: { description: 'How many match, and the first 20 by title.', content: jsonContent({ type: 'object', required: ['count', 'results'], properties: { count: { type: 'integer' }, results: { type: 'array', items: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer' }, title: { type: 'string' } } } } } }) },
+        ...errors(400, 404, 503),
+      },
+    },
+  };
   paths['/explorer/api/projects/{id}/results/'] = {
     get: {
       tags: ['explorer'], operationId: 'explorer_project_results', summary: "A project's results: each indicator's target and actual per period (the explorer's results view)",

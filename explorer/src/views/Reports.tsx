@@ -18,10 +18,11 @@ interface Report {
 }
 
 const DATES: Record<string, string> = { period_start: 'Period start', period_end: 'Period end', start_date: 'Start date', end_date: 'End date' };
-/** Where names come from for a picker: a list and its name field. */
-const PICKERS: Record<string, { list: string; field: string; what: string }> = {
-  organisation: { list: 'organisation', field: 'name', what: 'Organisation' },
-  project: { list: 'my_projects', field: 'title', what: 'Project' },
+/** Where a picker's names come from: the organisations' list, or the service's names of projects and programs. */
+const PICKERS: Record<string, { what: string; search: (text: string) => string; name: string }> = {
+  organisation: { what: 'Organisation', search: (text) => `/rest/v1/organisation/?${new URLSearchParams({ name__icontains: text, limit: '20' })}`, name: 'name' },
+  project: { what: 'Project', search: (text) => `/explorer/api/names/project/?${new URLSearchParams({ title: text })}`, name: 'title' },
+  program: { what: 'Program', search: (text) => `/explorer/api/names/program/?${new URLSearchParams({ title: text })}`, name: 'title' },
 };
 
 /** The form asks for what the report is about first, then the period, then how. */
@@ -38,14 +39,13 @@ function Picker({ parameter, value, onInput }: { parameter: string; value: strin
   useEffect(() => {
     if (!picker || value.trim().length < 2 || /^\d+$/.test(value.trim())) return;
     const timer = setTimeout(() => {
-      const query = new URLSearchParams({ [`${picker.field}__icontains`]: value.trim(), limit: '20' });
-      call<Page>(`/rest/v1/${picker.list}/?${query}`).then((answer) => answer.ok && setOptions(answer.body.results.map((row) => `${String(row[picker.field])} (#${row.id})`)));
+      call<Page>(picker.search(value.trim())).then((answer) => answer.ok && setOptions(answer.body.results.map((row) => `${String(row[picker.name])} (#${row.id})`)));
     }, 200);
     return () => clearTimeout(timer);
   }, [value]);
   return (
     <label>
-      {picker?.what ?? 'Program'} <small class="muted">(a name, or an id)</small>
+      {picker?.what ?? parameter} <small class="muted">(a name, or an id)</small>
       <input name={parameter} list={picker ? listId : undefined} value={value} required onInput={(event) => onInput(event.currentTarget.value)} autoComplete="off" />
       {picker && (
         <datalist id={listId}>
@@ -69,9 +69,9 @@ function ReportForm({ report }: { report: Report }) {
     const filled: Record<string, string> = {};
     for (const parameter of report.parameters) {
       const value = values[parameter] ?? '';
-      filled[parameter] = parameter in PICKERS || parameter === 'program' ? idOf(value) : value;
+      filled[parameter] = parameter in PICKERS ? idOf(value) : value;
     }
-    const missing = report.parameters.filter((parameter) => (parameter in PICKERS || parameter === 'program') && !filled[parameter]);
+    const missing = report.parameters.filter((parameter) => parameter in PICKERS && !filled[parameter]);
     if (missing.length) return setResult({ ok: false, text: `Choose the ${missing.join(' and ')} (a name from the list, or an id).` });
     const path = report.url.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(filled[name] ?? ''));
     setBusy(true);
