@@ -148,6 +148,9 @@ for (const store of testStores()) {
       assert.match(kept.headers.get('etag') ?? '', /^"[\w-]{27}"$/);
       const unchanged = await rawRequest(server.base, path, { headers: { 'if-none-match': kept.headers.get('etag') ?? '' } });
       assert.equal(unchanged.status, 304);
+      // HEAD of a long page made afresh: the headers, no body.
+      const head = await rawRequest(server.base, `${path}&fresh=1`, { method: 'HEAD' });
+      assert.deepEqual([head.status, head.headers.get('content-type'), head.text], [200, 'application/json', '']);
     });
 
     test('links keep every parameter, sorted by key, encoded as a form', async () => {

@@ -5,7 +5,7 @@
  * header one of them carries, all of them carry.
  */
 import { createHash } from 'node:crypto';
-import { Readable, type Transform } from 'node:stream';
+import { pipeline, Readable, type Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, createBrotliCompress, createDeflate, createGzip, deflate, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -198,7 +198,11 @@ function sendParts(request: FastifyRequest, reply: FastifyReply, answer: Streame
   const headers: Record<string, string> = { ...answer.headers, vary: encoding ? 'Accept, Accept-Encoding' : 'Accept' };
   if (encoding) headers['content-encoding'] = encoding;
   const body = Readable.from(answer.parts(), { objectMode: false });
-  return reply.code(answer.status).headers(varied(reply, headers)).send(encoding ? body.pipe(COMPRESSING[encoding]()) : body);
+  if (!encoding) return reply.code(answer.status).headers(varied(reply, headers)).send(body);
+  const compressed = COMPRESSING[encoding]();
+  // A client that leaves ends both streams (and the serializing with them).
+  pipeline(body, compressed, () => undefined);
+  return reply.code(answer.status).headers(varied(reply, headers)).send(compressed);
 }
 
 /**
