@@ -20,11 +20,16 @@ describe('API reference at /docs/ (browser)', () => {
   });
   after(() => browser.close());
 
-  test('/docs redirects to /docs/ and its page and scripts come from the server', async () => {
+  test('/docs/ is a page whose scripts and styles all come from the server, and each of them answers', async () => {
     const page = await request(server.base, '/docs/');
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
-    assert.match(page.text, /swagger-ui/);
+    const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
+    assert.ok(sources.some((source) => source.endsWith('.js')), sources.join(' '));
+    for (const source of sources) {
+      assert.doesNotMatch(source, /^(https?:)?\/\//, `${source} is on another host`);
+      assert.equal((await request(server.base, new URL(source, `${server.base}/docs/`).pathname)).status, 200, source);
+    }
   });
 
   test('every resource and the reports are shown, an operation runs from the page, and nothing is asked of another host', async () => {

@@ -372,6 +372,11 @@ describe('explorer (browser)', () => {
     const script = await request(server.base, '/rest/v1/budget_item/?ordering=-amount', { headers: { accept: 'text/html' } });
     assert.equal(script.headers.get('content-type'), 'application/json');
     assert.equal(script.body.count, (await api('/rest/v1/budget_item/')).count);
+    // The page shows the address it was asked for: escaped, whatever it holds.
+    const hostile = await request(server.base, '/rest/v1/budget_item/?q=%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E', { headers: { 'sec-fetch-dest': 'document', accept: 'text/html' } });
+    assert.equal(hostile.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.doesNotMatch(hostile.text, /<script/i);
+    assert.match(hostile.text, /href="\/explore\/budget_item\/\?q=%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E"/);
     await page.goto(`${server.base}/rest/v1/budget_item/?format=api`);
     assert.match(await page.locator('body').innerText(), /"count":/);
   });

@@ -17,16 +17,25 @@ export interface Answer<T = unknown> {
   body: T;
 }
 
-function headers(extra: Record<string, string> = {}): Record<string, string> {
-  const token = session.token();
+function headers(extra: Record<string, string> = {}, token = session.token()): Record<string, string> {
   return { accept: 'application/json', ...(token ? { authorization: `Token ${token}` } : {}), ...extra };
 }
 
-/** A JSON request to the API; the answer's body parsed (null when it has none). */
-export async function call<T = unknown>(path: string, method = 'GET', body?: unknown): Promise<Answer<T>> {
+/** The message of an error answer: its `detail`, or its messages per field. */
+export function messageOf(body: unknown, status: number): string {
+  if (body && typeof body === 'object') {
+    const record = body as Record<string, unknown>;
+    if (typeof record.detail === 'string') return record.detail;
+    return Object.entries(record).map(([key, value]) => `${key}: ${([] as unknown[]).concat(value).join(' ')}`).join('; ');
+  }
+  return `The service answered ${status}.`;
+}
+
+/** A JSON request to the API; the answer's body parsed (null when it has none). `token` tries a key not yet signed in with. */
+export async function call<T = unknown>(path: string, method = 'GET', body?: unknown, token = session.token()): Promise<Answer<T>> {
   const response = await fetch(path, {
     method,
-    headers: headers(body === undefined ? {} : { 'content-type': 'application/json' }),
+    headers: headers(body === undefined ? {} : { 'content-type': 'application/json' }, token),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -36,17 +45,7 @@ export async function call<T = unknown>(path: string, method = 'GET', body?: unk
 /** A file the API makes (a report), fetched with the token and handed to the browser as a download. */
 export async function download(path: string): Promise<{ ok: true; filename: string } | { ok: false; status: number; message: string }> {
   const response = await fetch(path, { headers: headers({ accept: '*/*' }) });
-  if (!response.ok) {
-    const text = await response.text();
-    let message = text;
-    try {
-      const parsed = JSON.parse(text) as Record<string, unknown>;
-      message = Object.entries(parsed).map(([key, value]) => (key === 'detail' ? String(value) : `${key}: ${([] as unknown[]).concat(value).join(' ')}`)).join('; ');
-    } catch {
-      // not JSON: shown as it came
-    }
-    return { ok: false, status: response.status, message };
-  }
+  if (!response.ok) return { ok: false, status: response.status, message: messageOf(await response.json().catch(() => null), response.status) };
   const filename = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'report';
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement('a');

@@ -38,13 +38,3 @@ export function Status({ loading, error }: { loading?: boolean; error?: string |
   if (loading) return <p class="muted" role="status">Loading…</p>;
   return null;
 }
-
-/** The message of an error answer: its `detail`, or its messages per field. */
-export function messageOf(body: unknown, status: number): string {
-  if (body && typeof body === 'object') {
-    const record = body as Record<string, unknown>;
-    if (typeof record.detail === 'string') return record.detail;
-    return Object.entries(record).map(([key, value]) => `${key}: ${([] as unknown[]).concat(value).join(' ')}`).join('; ');
-  }
-  return `The service answered ${status}.`;
-}

@@ -5,8 +5,8 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { session } from './api';
-import { Link, messageOf, Status } from './components';
+import { call, messageOf, session } from './api';
+import { Link, Status } from './components';
 import { useLocation } from './router';
 import { specs, type ResourceSpec } from './spec';
 import { Charts } from './views/Charts';
@@ -32,8 +32,8 @@ function SignIn({ onChange }: { onChange: () => void }) {
     event.preventDefault();
     const key = token.trim();
     // A list every key may read: a bad key is refused (403) even there.
-    const answer = await fetch('/rest/v1/keyword/?limit=1', { headers: { authorization: `Token ${key}`, accept: 'application/json' } });
-    if (!answer.ok) return setError(messageOf(await answer.json().catch(() => null), answer.status));
+    const answer = await call('/rest/v1/keyword/?limit=1', 'GET', undefined, key);
+    if (!answer.ok) return setError(messageOf(answer.body, answer.status));
     session.signIn(key);
     setOpen(false);
     setToken('');

@@ -18,8 +18,6 @@ export interface FieldSpec {
   orderable: boolean;
   /** The lookups its filter takes (`exact` first), none when it cannot be filtered. */
   lookups: string[];
-  /** The JSON Schema `format` of a filter value (date, date-time). */
-  format?: string;
 }
 
 export interface WriteField {
@@ -39,7 +37,6 @@ export interface ResourceSpec {
   fields: FieldSpec[];
   /** The fields a create or an edit may set; none for a read-only list. */
   writes: WriteField[] | null;
-  defaultOrder: string;
 }
 
 const typeOf = (schema: Json): { type: string; nullable: boolean } => {
@@ -53,13 +50,7 @@ function resourceSpec(document: Json, name: string, title: string): ResourceSpec
   const ordering: Json = parameters.find((parameter) => parameter.name === 'ordering') ?? { schema: { items: { enum: [] } }, description: '' };
   const orderable = new Set<string>(ordering.schema.items.enum.filter((value: string) => !value.startsWith('-')));
   const lookups = new Map<string, string[]>();
-  const formats = new Map<string, string>();
-  for (const parameter of parameters) {
-    if (!parameter.name || parameter.in !== 'query' || !parameter.description?.startsWith('Records whose')) continue;
-    const [field, lookup = 'exact'] = parameter.name.split('__');
-    lookups.set(field, [...(lookups.get(field) ?? []), lookup]);
-    if (lookup === 'exact' && parameter.schema.format) formats.set(field, parameter.schema.format);
-  }
+  for (const { field, lookup } of parameters.map((parameter) => parameter['x-filter']).filter(Boolean)) lookups.set(field, [...(lookups.get(field) ?? []), lookup]);
   const record: Json = document.components.schemas[name];
   const fields = Object.entries(record.properties as Record<string, Json>).map(([field, schema]) => ({
     name: field,
@@ -67,7 +58,6 @@ function resourceSpec(document: Json, name: string, title: string): ResourceSpec
     references: schema['x-references'],
     orderable: orderable.has(field),
     lookups: lookups.get(field) ?? [],
-    format: formats.get(field),
   }));
   const write: Json | undefined = list.post ? document.components.schemas[`${name}_write`] : undefined;
   const writes = write
@@ -81,8 +71,7 @@ function resourceSpec(document: Json, name: string, title: string): ResourceSpec
         default: schema.default,
       }))
     : null;
-  const defaultOrder = /Default: ([^.]+)\./.exec(ordering.description)?.[1] ?? 'id';
-  return { name, title, fields, writes, defaultOrder };
+  return { name, title, fields, writes };
 }
 
 let loaded: Promise<Map<string, ResourceSpec>> | undefined;

@@ -2,21 +2,16 @@
  * The explorer (explorer/, built by Vite into dist/explorer/): its page at `/` and every
  * `/explore/...` address (the app reads the address itself), its hashed assets under `/assets/`,
  * all held in memory and sent through the respond step like any answer (ETag, 304, compression).
- * And a browser that opens an API address is offered the same view in the explorer.
+ * And a browser that opens an API address is offered the same view in the explorer. What the
+ * explorer reads besides the API's lists is in explorer-api.ts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import escapeHtml from 'escape-html';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { lastValue } from '../query/params.ts';
-import { dateRange, todayIn } from '../reports/params.ts';
-import { projectResults } from '../reports/project-results.ts';
-import { asc, ownedByProject, resource, type Resource } from '../resources/define.ts';
-import { program as programEntity, project as projectEntity } from '../resources/support.ts';
 import { ApiError, notFound } from './errors.ts';
-import { listQuery } from './read-handlers.ts';
-import { representFile, representJson, send, type Representation } from './respond.ts';
-import { queryPairs } from './url.ts';
+import { names, projectResultsData } from './explorer-api.ts';
+import { representFile, send, type Representation } from './respond.ts';
 
 /** dist/explorer/, as seen from src/http/ (a checkout) and from dist/src/http/ (a build). */
 const CANDIDATES = ['../../dist/explorer/', '../../explorer/'].map((path) => new URL(path, import.meta.url).pathname);
@@ -48,7 +43,7 @@ function readBuild(): Files | null {
 }
 
 /** The explorer's address for an API address: the same list, record and query. */
-export function explorerPath(path: string, query: string): string {
+function explorerPath(path: string, query: string): string {
   const [, , , name, id] = path.split('/');
   if (!name) return '/';
   const list = name.replace(/\.[a-z0-9]+$/, '');
@@ -76,59 +71,6 @@ function apiPage(path: string, query: string): Buffer {
 </body></html>`);
 }
 
-/** A number where the text is one (targets and actual values are stored as text). */
-const numeric = (text: string) => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : null);
-
-/**
- * GET /explorer/api/projects/<id>/results/: a project's results for the explorer's results view,
- * from the model the results reports are made from (same visibility: a project the caller may
- * not see is 404): per indicator, each period's target and actual.
- */
-async function projectResultsData(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
-  const id = /^\d{1,9}$/.test(request.params.id) ? Number(request.params.id) : 0;
-  const { reader, timeZone } = request.server.services;
-  const lookup = reader.lookup(request.caller);
-  const [project] = (await lookup.visible('project', [id])).has(id) ? await lookup.byColumn('project', 'id', [id]) : [];
-  if (!project) throw notFound();
-  const today = todayIn(timeZone);
-  const model = await projectResults(project, { lookup, caller: request.caller, timeZone, today, range: dateRange(undefined, undefined, today), comments: false });
-  return send(request, reply, representJson(reply, {
-    project: { id: project.id, title: project.title, subtitle: project.subtitle ?? '' },
-    results: model.results.map((result) => ({
-      title: result.title,
-      type: result.type,
-      indicators: result.indicators.map((indicator) => ({
-        title: indicator.title,
-        measure: indicator.measure,
-        quantitative: indicator.quantitative,
-        periods: indicator.periods.map((period) => ({ start: period.start, end: period.end, target: numeric(period.target), actual: numeric(period.actual) })),
-      })),
-    })),
-  }));
-}
-
-/**
- * Projects and programs by title, for the report form's pickers. They are no lists of the API,
- * but are read as lists are: through the same visibility (a program is seen where its lead
- * project is), filters and paging.
- */
-const NAMED: Readonly<Record<string, Resource>> = {
-  project: resource({ name: 'project', title: 'Project', visibility: ownedByProject(), fields: projectEntity.fields }),
-  program: resource({ name: 'program', title: 'Program', visibility: ownedByProject('id'), fields: programEntity.fields }),
-};
-const NAMES_SHOWN = 20;
-
-/** GET /explorer/api/names/<project|program>/?title=<text>: the first 20 the caller may see whose title contains the text. */
-async function names(request: FastifyRequest<{ Params: { scope: string } }>, reply: FastifyReply) {
-  const named = Object.hasOwn(NAMED, request.params.scope) ? NAMED[request.params.scope] : undefined;
-  if (!named) throw notFound();
-  const { filters } = listQuery(named, [['title__icontains', lastValue(queryPairs(request), 'title') ?? '']], request.caller);
-  const { reader } = request.server.services;
-  const count = await reader.count(named, request.caller, filters);
-  const rows = count ? await reader.page(named, request.caller, { order: [asc('title'), asc('id')], pinned: false, limit: NAMES_SHOWN, offset: 0 }, count, filters) : [];
-  return send(request, reply, representJson(reply, { count, results: rows.map((row) => ({ id: row.id, title: row.title })) }));
-}
-
 export function registerExplorer(app: FastifyInstance): void {
   const files = readBuild();
   const answers = new Map<string, Representation>();
@@ -148,7 +90,7 @@ export function registerExplorer(app: FastifyInstance): void {
   app.get('/explore/*', page);
   app.get('/assets/:name', async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {
     const body = files?.assets.get(request.params.name);
-    if (!body) throw new ApiError(404, { detail: 'Not found.' }, false);
+    if (!body) throw notFound(false);
     return send(request, reply, file(reply, request.params.name, body, TYPES[extname(request.params.name)] ?? 'application/octet-stream', IMMUTABLE));
   });
 }

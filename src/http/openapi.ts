@@ -4,7 +4,7 @@
  * fields, the filters and lookups its fields take, who may write it; the report downloads from
  * their catalogue; the errors from the error catalogue's shapes. Built once, served as it is.
  */
-import { LOOKUPS, type LookupName } from '../query/filters.ts';
+import { lookupsOf, type LookupName } from '../query/filters.ts';
 import { MAX_PAGE_SIZE, PAGE_SIZE } from '../query/list-query.ts';
 import { formatsOf, MEDIA_TYPES, REPORT_DOWNLOADS, type ReportDownload } from '../reports/catalogue.ts';
 import { storedFields, type Resource, type StoredField } from '../resources/define.ts';
@@ -14,7 +14,6 @@ import { legacySchema, pageSchema, recordSchema } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
-const TEXT_ONLY = new Set<LookupName>(['iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith']);
 const LOOKUP_MEANING: Record<LookupName, string> = {
   exact: 'equals', iexact: 'equals, ignoring case', contains: 'contains', icontains: 'contains, ignoring case',
   startswith: 'starts with', istartswith: 'starts with, ignoring case', endswith: 'ends with', iendswith: 'ends with, ignoring case',
@@ -42,8 +41,7 @@ function filterParameters(resource: Resource): Json[] {
   const parameters: Json[] = [];
   for (const [name, field] of storedFields(resource)) {
     if (field.type === 'json' || field.filter !== undefined) continue;
-    for (const lookup of LOOKUPS) {
-      if (TEXT_ONLY.has(lookup) && field.type !== 'text') continue;
+    for (const lookup of lookupsOf(field)) {
       const target = field.references ? ` (the id of a ${field.references}; follow it with \`${name}__<field>\`)` : '';
       parameters.push({
         name: lookup === 'exact' ? name : `${name}__${lookup}`,
@@ -51,6 +49,8 @@ function filterParameters(resource: Resource): Json[] {
         required: false,
         description: `Records whose \`${name}\`${target} ${LOOKUP_MEANING[lookup]}.`,
         schema: filterValueSchema(field, lookup),
+        // What the parameter filters, for programs that build filters (the explorer).
+        'x-filter': { field: name, lookup },
       });
     }
   }

@@ -13,6 +13,9 @@ import { LiteralError, parsePythonLiteral, type PyValue } from './python-literal
 export const LOOKUPS = ['exact', 'iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'in', 'gt', 'gte', 'lt', 'lte', 'isnull', 'range'] as const;
 export type LookupName = (typeof LOOKUPS)[number];
 const TEXT_LOOKUPS = new Set<LookupName>(['iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith']);
+
+/** The lookups a field's filter takes: text lookups on text fields only. */
+export const lookupsOf = (field: StoredField): LookupName[] => LOOKUPS.filter((lookup) => field.type === 'text' || !TEXT_LOOKUPS.has(lookup));
 const RESERVED = new Set(['page', 'limit', 'offset', 'ordering', 'format', 'filter', 'exclude', 'fields']);
 
 /** http.md, Filtering: the limits that keep a hostile query string from costing the database. */

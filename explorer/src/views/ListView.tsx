@@ -5,8 +5,8 @@
  * looks for a text in every text column at once.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, session, type Page } from '../api';
-import { Link, messageOf, recordPath, show, Status } from '../components';
+import { call, messageOf, session, type Page } from '../api';
+import { Link, recordPath, show, Status } from '../components';
 import { navigate } from '../router';
 import { label, type FieldSpec, type ResourceSpec } from '../spec';
 

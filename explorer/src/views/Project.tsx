@@ -3,8 +3,8 @@
  * period's target against its actual value) and its charts.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api';
-import { Link, messageOf, Status } from '../components';
+import { call, messageOf } from '../api';
+import { Link, Status } from '../components';
 import type { ResourceSpec } from '../spec';
 import { Charts, PlotDrawing, type Plot } from './Charts';
 

@@ -4,8 +4,7 @@
  * field are shown next to their fields; others above the form.
  */
 import { useState } from 'preact/hooks';
-import { call, type Row } from '../api';
-import { messageOf } from '../components';
+import { call, messageOf, type Row } from '../api';
 import { label, type ResourceSpec, type WriteField } from '../spec';
 
 type Values = Record<string, string | boolean>;

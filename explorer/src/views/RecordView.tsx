@@ -3,8 +3,8 @@
  * signed-in editor, edit and delete (and, at `new`, the form to create one).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, session, type Row } from '../api';
-import { Link, messageOf, recordPath, show, Status } from '../components';
+import { call, messageOf, session, type Row } from '../api';
+import { Link, recordPath, show, Status } from '../components';
 import { navigate } from '../router';
 import { label, type ResourceSpec } from '../spec';
 import { RecordForm } from './RecordForm';

@@ -4,8 +4,8 @@
  * signed-in token and saved by the browser.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, download, session, type Page } from '../api';
-import { messageOf, Status } from '../components';
+import { call, download, messageOf, session, type Page } from '../api';
+import { Status } from '../components';
 
 interface Report {
   id: number;
