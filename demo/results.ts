@@ -53,10 +53,27 @@ export function* results(ctx: DemoContext): Generator<Row> {
   }
 }
 
+/**
+ * Links of a program's frameworks (RSR's parent_indicator and parent_period): the record of a
+ * contributing project points to its parent project's record at the same place in the framework
+ * (result, indicator and period by position), where the parent has one. Parents come before their
+ * children in the stream, so their records are known when a child's are made.
+ */
+function programLinks(ctx: DemoContext): (project: number, place: readonly number[], id: number) => number | null {
+  const { plan } = ctx;
+  const ids = new Map<string, number>();
+  return (project, place, id) => {
+    if (!plan.programRoot[project]) return null;
+    ids.set(`${project}:${place.join(':')}`, id);
+    return plan.parent[project] ? (ids.get(`${plan.parent[project]}:${place.join(':')}`) ?? null) : null;
+  };
+}
+
 export function* indicators(ctx: DemoContext): Generator<Row> {
   const rng = stream(ctx, 'indicator');
   const wordsOf = projectWords(ctx);
   const kindOf = indicatorKinds(ctx);
+  const parentOf = programLinks(ctx);
   for (const indicator of indicatorTree(ctx)) {
     const project = indicator.parent.parent;
     const kind = kindOf(indicator);
@@ -75,6 +92,7 @@ export function* indicators(ctx: DemoContext): Generator<Row> {
       baseline_value: baseline,
       target_value: !kind.qualitative && rng.chance(0.8) ? indicatorNumber(kind, 1, rng) : null,
       order: indicator.index,
+      parent_indicator: parentOf(project, [indicator.parent.index, indicator.index], indicator.id),
     };
   }
 }
@@ -84,6 +102,7 @@ export function* indicatorPeriods(ctx: DemoContext): Generator<Row> {
   const kindOf = indicatorKinds(ctx);
   const datesOf = periodDates(ctx);
   const wordsOf = projectWords(ctx);
+  const parentOf = programLinks(ctx);
   for (const period of periodTree(ctx)) {
     const kind = kindOf(period.parent);
     const dates = datesOf(period);
@@ -98,6 +117,7 @@ export function* indicatorPeriods(ctx: DemoContext): Generator<Row> {
       actual_value: !kind.qualitative && past && rng.chance(0.75) ? String(indicatorNumber(kind, share, rng)) : '',
       target_comment: rng.chance(0.15) ? rng.pick(TARGET_COMMENTS) : '',
       actual_comment: past && rng.chance(0.2) ? rng.pick(wordsOf(projectOfPeriod(period)).common) : '',
+      parent_period: parentOf(projectOfPeriod(period), [period.parent.parent.index, period.parent.index, period.index], period.id),
     };
   }
 }

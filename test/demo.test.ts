@@ -66,6 +66,32 @@ describe('demo dataset generation', () => {
     assert.ok(sums.size > 50);
     for (const [project, tenths] of sums) assert.equal(tenths, 1000, `project ${project}`);
   });
+
+  test('programs link their contributors: an indicator (period) names one of its parent project (indicator) at the same place', () => {
+    const demo = new Map(generateDemo({ scale: 1, seed: 1 }).map(({ entity, records }) => [entity, [...records]]));
+    const byId = (entity: string) => new Map(demo.get(entity)!.map((row) => [row.id, row]));
+    const [projects, results, indicators, periods] = [byId('project'), byId('result'), byId('indicator'), byId('indicator_period')];
+    const projectOf = (indicator: Row) => results.get(indicator.result)!.project;
+    const linked = [...indicators.values()].filter((indicator) => indicator.parent_indicator !== null);
+    assert.ok(linked.length > 100, `${linked.length} linked indicators`);
+    const levels = new Set<number>();
+    for (const indicator of linked) {
+      const parent = indicators.get(indicator.parent_indicator)!;
+      assert.equal(projectOf(parent), projects.get(projectOf(indicator))!.parent, `indicator ${String(indicator.id)}`);
+      assert.equal(parent.measure, indicator.measure);
+      levels.add(parent.parent_indicator === null ? 1 : 2);
+    }
+    assert.deepEqual([...levels].sort(), [1, 2], 'children and grandchildren contribute');
+    const linkedPeriods = [...periods.values()].filter((period) => period.parent_period !== null);
+    assert.ok(linkedPeriods.length > 200);
+    for (const period of linkedPeriods) {
+      const parent = periods.get(period.parent_period)!;
+      assert.equal(parent.indicator, indicators.get(period.indicator)!.parent_indicator, `period ${String(period.id)}`);
+      assert.deepEqual([parent.period_start, parent.period_end], [period.period_start, period.period_end]);
+    }
+    // Outside programs, nothing is linked.
+    for (const period of periods.values()) if (indicators.get(period.indicator)!.parent_indicator === null) assert.equal(period.parent_period, null);
+  });
 });
 
 for (const store of testStores()) {

@@ -31,6 +31,8 @@ export interface PeriodLine {
   texts: string[];
   /** Disaggregation targets by dimension value id. */
   targets: Map<number, string>;
+  /** The parent indicator's period this one contributes to in a program (dataset.md), if linked. */
+  parentPeriod: number | null;
 }
 
 export interface IndicatorLine {
@@ -43,6 +45,8 @@ export interface IndicatorLine {
   baselineYear: number | null;
   baselineValue: string | null;
   periods: PeriodLine[];
+  /** The parent project's indicator this one contributes to in a program (dataset.md), if linked. */
+  parentIndicator: number | null;
 }
 
 export interface ResultLine {
@@ -113,6 +117,7 @@ export async function projectsResults(projects: readonly Row[], context: ReportC
       actualComment: period.actual_comment ?? '',
       texts: approved.map((update) => update.text).filter((text) => text),
       targets: new Map((targetsOf.get(period.id) ?? []).filter((target) => target.dimension_value !== null).map((target) => [target.dimension_value, target.value === null ? '' : String(target.value)])),
+      parentPeriod: period.parent_period ?? null,
     };
   };
   const indicatorLine = (indicator: Row): IndicatorLine => ({
@@ -125,6 +130,7 @@ export async function projectsResults(projects: readonly Row[], context: ReportC
     baselineYear: indicator.baseline_year,
     baselineValue: indicator.baseline_value === null ? null : String(indicator.baseline_value),
     periods: (periodsOf.get(indicator.id) ?? []).map(periodLine),
+    parentIndicator: indicator.parent_indicator ?? null,
   });
 
   return projects.map((project) => ({

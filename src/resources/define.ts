@@ -55,9 +55,10 @@ export interface StoredField {
   /**
    * Lists are often filtered by this field: the store keeps an index for it, so that a large list
    * answers without a full scan. (Every field a list may be ordered by is indexed for that
-   * order anyway, which serves its filters too: store/indexes.ts.)
+   * order anyway, which serves its filters too: store/indexes.ts.) 'none': a foreign key nothing
+   * looks rows up by, so not worth an index (every other foreign key has one).
    */
-  index?: 'filter';
+  index?: 'filter' | 'none';
   schema: TSchema;
   /** How the value is shown when that is not simply the stored value. */
   render?(row: Row, ctx: RenderContext, related: Related): unknown;
@@ -202,7 +203,7 @@ interface Options {
   choices?: readonly (string | number)[];
   unique?: true | 'ci';
   orderable?: boolean;
-  index?: 'filter';
+  index?: 'filter' | 'none';
   filter?: 'admins' | 'no-one';
 }
 

@@ -109,6 +109,9 @@ export const indicator: Entity = {
     baseline_value: decimal(20, 2, { null: true }),
     target_value: decimal(20, 2, { null: true }),
     order: int({ null: true }),
+    // The indicator of the parent project this one contributes to (RSR's Indicator.parent_indicator);
+    // read only by the program reports, which have the whole framework at hand: no index.
+    parent_indicator: fk('indicator', { null: true, index: 'none' }),
   },
 };
 
@@ -124,6 +127,8 @@ export const indicatorPeriod: Entity = {
     actual_value: text({ maxLength: 100 }),
     target_comment: text(),
     actual_comment: text(),
+    // The period of the parent indicator this one contributes to (RSR's IndicatorPeriod.parent_period).
+    parent_period: fk('indicator_period', { null: true, index: 'none' }),
   },
 };
 

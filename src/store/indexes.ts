@@ -36,7 +36,7 @@ export function secondaryIndexes(entity: Entity, dialect: Dialect): Index[] {
     const column = orderColumn(name, field);
     if (field.orderable && LISTED.has(entity.table)) {
       for (const [suffix, columns] of Object.entries(dialect.orderIndexes(column, field.nullable))) indexes.push({ name: `${entity.table}_${column}_${suffix}`, columns });
-    } else if (field.references || field.index === 'filter') {
+    } else if ((field.references && field.index !== 'none') || field.index === 'filter') {
       indexes.push({ name: `${entity.table}_${column}_idx`, columns: [sql.ref(column)] });
     }
   }

@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.ts';
-import { TABLES } from '../resources/index.ts';
+import { ENTITY_BY_TABLE, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
 import { sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Engine } from './engine/index.ts';
@@ -89,6 +89,20 @@ const MIGRATIONS: Migration[] = [
       await db.schema.createTable('table_version').addColumn('name', 'text', (column) => column.primaryKey()).addColumn('version', 'integer', (column) => column.notNull()).execute();
       const { version } = await db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
       await db.insertInto('table_version').values(TABLES.map((entity) => ({ name: entity.table, version }))).execute();
+    },
+  },
+  {
+    version: 7,
+    name: 'the links of a program: the parent indicator and period each one contributes to',
+    async up(db, engine) {
+      const tables = await db.introspection.getTables();
+      const has = (table: string, column: string) => tables.some((found) => found.name === table && found.columns.some((each) => each.name === column));
+      for (const [table, column] of [['indicator', 'parent_indicator'], ['indicator_period', 'parent_period']] as const) {
+        // A database created by this version has them already (migration 1 creates tables as declared now).
+        if (has(table, column)) continue;
+        const field = storedFields(ENTITY_BY_TABLE.get(table)!).find(([name]) => name === column)![1];
+        await db.schema.alterTable(table).addColumn(column, engine.dialect.columnType(field)).execute();
+      }
     },
   },
 ];

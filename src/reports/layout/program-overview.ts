@@ -1,7 +1,29 @@
-/** program-overview laid out: per result, indicator and period, the aggregate and each contributor's share as a bar. */
+/**
+ * program-overview laid out: per result, indicator and period, the aggregate and what each
+ * contributor reported; a unit's share of the sum as a bar, a percentage's values side by side
+ * under their mean (a share of a mean means nothing).
+ */
 import { shareBar, type Block, type ReportDocument } from '../document.ts';
 import { periodText } from '../numbers.ts';
-import type { ProgramOverview } from '../program-overview.ts';
+import type { ProgramOverview, ProgramPeriod } from '../program-overview.ts';
+
+/** `aggregated actual 45.50 % (mean of 3 projects)`, `aggregated actual 292.00`, or none. */
+export function aggregateText(period: ProgramPeriod): string {
+  if (period.aggregated === '') return 'aggregated actual none';
+  if (period.aggregation.kind === 'sum') return `aggregated actual ${period.aggregated}`;
+  const { count, projects } = period.aggregation;
+  return `aggregated actual ${period.aggregated} % (mean of ${count} ${count === projects ? (count === 1 ? 'project' : 'projects') : 'values'})`;
+}
+
+function periodBlocks(period: ProgramPeriod, percentage: boolean): Block[] {
+  const unit = percentage ? ' %' : '';
+  return [
+    { kind: 'heading', text: `${periodText(period.start, period.end)}: target ${period.target ? `${period.target}${unit}` : 'not set'}, ${aggregateText(period)}`, level: 3 },
+    percentage
+      ? { kind: 'table', headers: ['Level', 'Project', 'Countries', 'Actual %'], widths: [0.8, 5, 3, 1.6], rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual]) }
+      : { kind: 'table', headers: ['Level', 'Project', 'Countries', 'Actual', 'Share'], widths: [0.8, 4, 2.5, 1.4, 2], rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual, shareBar(line.share)]) },
+  ];
+}
 
 export function programOverviewDocument(model: ProgramOverview): ReportDocument {
   const blocks: Block[] = [{ kind: 'title', text: model.program.title, subtitle: `Program #${model.program.id}: results of the lead project and every project contributing to it` }];
@@ -10,16 +32,9 @@ export function programOverviewDocument(model: ProgramOverview): ReportDocument 
     blocks.push({ kind: 'heading', text: result.title || 'Untitled result', level: 1 }, { kind: 'paragraph', text: result.type, muted: true });
     for (const indicator of result.indicators) {
       blocks.push({ kind: 'heading', text: indicator.title || 'Untitled indicator', level: 2 });
+      if (indicator.percentage) blocks.push({ kind: 'paragraph', text: 'A percentage: the aggregate is the mean of the values reported, not their sum.', muted: true });
       if (indicator.periods.length === 0) blocks.push({ kind: 'paragraph', text: 'No periods in the range shown.', muted: true });
-      for (const period of indicator.periods) {
-        blocks.push({ kind: 'heading', text: `${periodText(period.start, period.end)}: target ${period.target || 'not set'}, aggregated actual ${period.aggregated || 'none'}`, level: 3 });
-        blocks.push({
-          kind: 'table',
-          headers: ['Level', 'Project', 'Countries', 'Actual', 'Share'],
-          widths: [0.8, 4, 2.5, 1.4, 2],
-          rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual, shareBar(line.share)]),
-        });
-      }
+      for (const period of indicator.periods) blocks.push(...periodBlocks(period, indicator.percentage));
     }
   }
   return { title: `Program overview: ${model.program.title}`, today: model.today, blocks };
