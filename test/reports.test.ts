@@ -348,7 +348,7 @@ for (const store of testStores()) {
         ['Clean water', 'Wells dug', '2024-01-01 - 2024-06-30', 2, 'Wells in Siaya', null, 10, 10, 0.5, 5],
         ['Clean water', 'Wells dug', '2024-07-01 - 2024-12-31', 0, 'Water for Kisumu', 'Kenya', 10, 4, 4, 100],
       ]);
-      assert.deepEqual(rows(book.getWorksheet('Outcome')!, 2, PROGRAM_HEADERS.length), [['Healthier families', 'Diarrhoea cases', '2024-01-01 - 2024-12-31', 0, 'Water for Kisumu', 'Kenya', 50, 20, 20, 100]]);
+      assert.deepEqual(rows(book.getWorksheet('Outcome')!, 2, PROGRAM_HEADERS.length), [['Healthier families', 'Diarrhoea cases', '2024-01-01 - 2024-12-31', 0, 'Water for Kisumu', 'Kenya', 50, 20, 20, null]]); // a percentage: its mean, no share
     });
 
     test('every definition of /rest/v1/reports/, its url filled as a client fills it, downloads in each of its formats', async () => {

@@ -1,13 +1,15 @@
 /**
  * What the explorer reads besides the API's lists, under /explorer/api/: a project's results
- * (from the model the results reports are made from) and names of projects and programs for the
- * report form's pickers. Both are read as the caller may see them, and documented in openapi.ts.
+ * (from the model the results reports are made from), names of projects and programs for the
+ * report form's pickers, and the names of disaggregation dimensions and values (the charts'
+ * labels). All are read as the caller may see them, and documented in openapi.ts.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { lastValue } from '../query/params.ts';
 import { dateRange, todayIn } from '../reports/params.ts';
 import { projectResults } from '../reports/project-results.ts';
-import { asc, ownedByProject, resource, type Resource } from '../resources/define.ts';
+import { Type } from '@sinclair/typebox';
+import { asc, derived, fk, id, one, ownedByProject, resource, text, type Resource } from '../resources/define.ts';
 import { program as programEntity, project as projectEntity } from '../resources/support.ts';
 import { notFound } from './errors.ts';
 import { listQuery } from './read-handlers.ts';
@@ -66,3 +68,22 @@ export async function names(request: FastifyRequest<{ Params: { scope: string } 
   const rows = count ? await reader.page(named, request.caller, { order: [asc('title'), asc('id')], pinned: false, limit: NAMES_SHOWN, offset: 0 }, count, filters) : [];
   return send(request, reply, representJson(reply, { count, results: rows.map((row) => ({ id: row.id, title: row.title })) }));
 }
+
+/**
+ * GET /explorer/api/dimension-values/: disaggregation dimension values with their dimension's
+ * name (`Sex: Female`), which the API's disaggregation targets name by id only. A list as the
+ * API's are (paging, `name__project=<id>` and the other filters, visibility through the project).
+ */
+export const DIMENSION_VALUES: Resource = resource({
+  name: 'dimension_value',
+  title: 'Dimension value',
+  table: 'indicator_dimension_value',
+  visibility: ownedByProject('name', 'project'),
+  fields: {
+    id: id(),
+    name: fk('indicator_dimension_name', { required: true }),
+    dimension: derived(Type.String(), (row, ctx, related) => related.dimension?.name ?? ''),
+    value: text({ maxLength: 100 }),
+  },
+  related: { dimension: one('name', 'indicator_dimension_name') },
+});

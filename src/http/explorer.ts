@@ -10,8 +10,10 @@ import { extname, join } from 'node:path';
 import escapeHtml from 'escape-html';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, notFound } from './errors.ts';
-import { names, projectResultsData } from './explorer-api.ts';
+import { DIMENSION_VALUES, names, projectResultsData } from './explorer-api.ts';
+import { list } from './read-handlers.ts';
 import { representFile, send, type Representation } from './respond.ts';
+import { pageSchema } from './schemas.ts';
 
 /** dist/explorer/, as seen from src/http/ (a checkout) and from dist/src/http/ (a build). */
 const CANDIDATES = ['../../dist/explorer/', '../../explorer/'].map((path) => new URL(path, import.meta.url).pathname);
@@ -86,6 +88,7 @@ export function registerExplorer(app: FastifyInstance): void {
   };
   app.get('/explorer/api/projects/:id/results/', projectResultsData);
   app.get('/explorer/api/names/:scope/', names);
+  app.get('/explorer/api/dimension-values/', { config: { resource: DIMENSION_VALUES }, schema: { response: { 200: pageSchema(DIMENSION_VALUES) } } }, list);
   app.get('/', page);
   app.get('/explore/*', page);
   app.get('/assets/:name', async (request: FastifyRequest<{ Params: { name: string } }>, reply) => {
