@@ -37,7 +37,8 @@ environment (README, Configuration):
   DATABASE_POOL_SIZE (10)  WORKERS (one per CPU)  TIME_ZONE (Europe/Stockholm)  TRUST_PROXY (off)  ALLOWED_HOSTS (any)
   LOG_LEVEL (info)  LOG_FORMAT (pretty in a terminal, else json)  METRICS_TOKEN (none)  CORS_ORIGINS (none)
   RATE_LIMIT (off, e.g. 600/minute)  REQUEST_TIMEOUT (30 s)  HEADERS_TIMEOUT (10 s)  KEEP_ALIVE_TIMEOUT (65 s)
-  STATEMENT_TIMEOUT_MS (10000)  MAX_EVENT_LOOP_DELAY_MS (200)  SHUTDOWN_TIMEOUT (25 s)`;
+  STATEMENT_TIMEOUT_MS (10000)  MAX_EVENT_LOOP_DELAY_MS (200)  SHUTDOWN_TIMEOUT (25 s)
+  REPORT_THREADS (1 per worker)  REPORTS_PER_CALLER (2)  REPORT_QUEUE (32)`;
 
 const COMMANDS = new Set(['serve', 'migrate', 'import', 'export', 'demo', 'user', 'token']);
 

@@ -28,6 +28,8 @@ export interface Config {
   metricsToken: string | null;
   /** Requests per window per caller (token, or address when anonymous); null: no limit. */
   rateLimit: RateLimit | null;
+  /** Report files are made on threads of their own (reports/pool.ts), per worker process. */
+  reports: ReportLimits;
   /** How long a SIGTERM waits for requests in flight before the process exits anyway. */
   shutdownTimeoutMs: number;
 }
@@ -59,6 +61,17 @@ export const DEFAULT_LIMITS: Limits = {
   statementTimeoutMs: DEFAULT_STATEMENT_TIMEOUT_MS,
   maxEventLoopDelayMs: 200,
 };
+
+export interface ReportLimits {
+  /** Threads making report files at once. */
+  threads: number;
+  /** Downloads one caller may have made or waiting at once (past it: 429). */
+  perCaller: number;
+  /** Downloads that may wait for a thread (past it: 503). */
+  queue: number;
+}
+
+export const DEFAULT_REPORT_LIMITS: ReportLimits = { threads: 1, perCaller: 2, queue: 32 };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -182,6 +195,11 @@ export function loadConfig(env: Env = process.env, terminal = Boolean(process.st
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     metricsToken: env.METRICS_TOKEN || null,
     rateLimit: rateLimit(env.RATE_LIMIT),
+    reports: {
+      threads: integer(env, 'REPORT_THREADS', DEFAULT_REPORT_LIMITS.threads, 1, 64),
+      perCaller: integer(env, 'REPORTS_PER_CALLER', DEFAULT_REPORT_LIMITS.perCaller, 1, 1000),
+      queue: integer(env, 'REPORT_QUEUE', DEFAULT_REPORT_LIMITS.queue, 0, 10_000),
+    },
     shutdownTimeoutMs: seconds(env, 'SHUTDOWN_TIMEOUT', 25_000),
   };
 }

@@ -153,6 +153,8 @@ for (const store of testStores()) {
           assert.equal(report.status, 200);
           const families: Map<string, Family> = parseExposition((await request(served.base, '/metrics')).text);
           assert.equal(value(families, 'rsr_api_report_duration_seconds_count', { report: 'results-indicators-table', format: 'excel' }), 1);
+          // Made on a report thread (the CLI's server has them), which is free again.
+          assert.deepEqual([value(families, 'rsr_api_report_downloads', { state: 'running' }), value(families, 'rsr_api_report_downloads', { state: 'waiting' })], [0, 0]);
           assert.ok(value(families, 'rsr_api_db_query_duration_seconds_count', { outcome: 'ok' }) >= 3);
           if (store.name === 'postgres') {
             assert.ok(value(families, 'rsr_api_db_pool_connections', { state: 'total' }) >= 1);

@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import { DEFAULT_LIMITS, type Limits, type RateLimit } from '../config.ts';
 import type { Logger } from '../ops/logger.ts';
 import { Metrics } from '../ops/metrics.ts';
+import { ReportPool, type ReportPoolOptions } from '../reports/pool.ts';
 import { RESOURCES } from '../resources/index.ts';
 import type { Engine } from '../store/engine/index.ts';
 import { Reader } from '../store/reader.ts';
@@ -44,6 +45,11 @@ export interface AppOptions {
   rateLimit?: RateLimit | null;
   /** When set, GET /metrics asks for it as a Bearer token. */
   metricsToken?: string | null;
+  /**
+   * Report files made on threads reading `databaseUrl` (reports/pool.ts), closed with the app;
+   * none: made in this thread (tests of a database only this connection sees).
+   */
+  reports?: ReportPoolOptions;
 }
 
 /** Request bodies over 1 MiB are refused with 413 (http.md). */
@@ -88,13 +94,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
   const responses = new ResponseCache(options.engine);
   const reader = options.reader ?? new Reader(options.engine);
-  const services: Services = { engine: options.engine, reader, responses, metrics, timeZone: options.timeZone };
+  const reports = options.reports ? new ReportPool(options.reports) : null;
+  if (reports) app.addHook('onClose', () => reports.close());
+  const services: Services = { engine: options.engine, reader, responses, metrics, timeZone: options.timeZone, reports };
   app.decorate('services', services);
   metrics.watch({
     responseCache: () => responses.stats(),
     countCache: () => ({ hits: reader.counts.hits, misses: reader.counts.misses, entries: reader.counts.size }),
     deepPages: () => ({ hits: reader.lists.hits, misses: reader.lists.misses, ids: reader.orders.weighs + reader.lists.weighs }),
     pool: () => options.engine.poolStats(),
+    reports: () => services.reports?.load ?? null,
   });
 
   // onRequest hooks run in the order registered here, and plugins load in the same order: every

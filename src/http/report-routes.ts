@@ -7,7 +7,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { lastValue } from '../query/params.ts';
 import { formatsOf, MEDIA_TYPES, produce, REPORT_DOWNLOADS, type ReportDownload, type ReportFormat } from '../reports/catalogue.ts';
 import { dateRange, downloadCookie, reportBoolean, reportFilename, todayIn } from '../reports/params.ts';
-import { badReportFormat, notFound, reportNeedsSignIn } from './errors.ts';
+import { ReportsBusy, RETRY_AFTER_SECONDS, TooManyReports, type MadeReport, type ReportPool } from '../reports/pool.ts';
+import type { Caller } from '../resources/define.ts';
+import { badReportFormat, notFound, reportNeedsSignIn, reportsBusy, throttled } from './errors.ts';
 import { representFile, send, sendStream } from './respond.ts';
 import { queryPairs } from './url.ts';
 
@@ -40,14 +42,28 @@ async function download(request: FastifyRequest<{ Params: { id: string } }>, rep
   const started = performance.now();
   // Until the last byte is sent: a streamed export is made as it is sent.
   reply.raw.once('finish', () => request.server.services.metrics.reportSeconds.observe({ report: report.path, format }, (performance.now() - started) / 1000));
-  const context = { lookup, caller: request.caller, timeZone, today, range, comments: reportBoolean(lastValue(pairs, 'comment')), signal: abandoned.signal };
+  const comments = reportBoolean(lastValue(pairs, 'comment'));
   const preview = format === 'pdf' && reportBoolean(lastValue(pairs, 'show-html'));
-  const { body, type } = await produce(report, format as ReportFormat, target, context, preview);
+  const { reports } = request.server.services;
+  const { body, type } = reports
+    ? await madeOnThread(reports, { scope: report.scope, path: report.path, format: format as ReportFormat, id, caller: request.caller, timeZone, today, range, comments, preview }, request.caller, abandoned.signal)
+    : await produce(report, format as ReportFormat, target, { lookup, caller: request.caller, timeZone, today, range, comments, signal: abandoned.signal }, preview);
   const cookie = downloadCookie(lastValue(pairs, 'did'));
   const headers: Record<string, string> = { 'content-type': type, ...(cookie ? { 'set-cookie': cookie } : {}) };
   if (!preview) headers['content-disposition'] = `attachment; filename="${reportFilename(today, id, report.path, MEDIA_TYPES[format as ReportFormat].extension)}"`;
   if (Buffer.isBuffer(body)) return send(request, reply, representFile(reply, body, headers));
   return sendStream(reply, body, headers);
+}
+
+/** The report made on the pool's threads; a caller or a crowd past the pool's limits is refused. */
+async function madeOnThread(reports: ReportPool, task: Parameters<ReportPool['make']>[0], caller: Caller, signal: AbortSignal): Promise<MadeReport> {
+  try {
+    return await reports.make(task, caller.userId === null ? 'service' : `user ${caller.userId}`, signal);
+  } catch (error) {
+    if (error instanceof TooManyReports) throw throttled(RETRY_AFTER_SECONDS);
+    if (error instanceof ReportsBusy) throw reportsBusy(RETRY_AFTER_SECONDS);
+    throw error;
+  }
 }
 
 export function registerReports(app: FastifyInstance): void {

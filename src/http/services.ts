@@ -1,6 +1,7 @@
 /** What route handlers work with, decorated once on the application (app.ts). */
 import type { FastifyRequest } from 'fastify';
 import type { Metrics } from '../ops/metrics.ts';
+import type { ReportPool } from '../reports/pool.ts';
 import type { Resource } from '../resources/define.ts';
 import type { Engine } from '../store/engine/index.ts';
 import type { Reader } from '../store/reader.ts';
@@ -12,6 +13,8 @@ export interface Services {
   responses: ResponseCache;
   metrics: Metrics;
   timeZone: string;
+  /** Where report files are made off the event loop; none: in this thread (a database only this connection sees). */
+  reports: ReportPool | null;
 }
 
 declare module 'fastify' {

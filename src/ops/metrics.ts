@@ -27,6 +27,8 @@ export interface Gauges {
   deepPages(): { hits: number; misses: number; ids: number };
   /** PostgreSQL's pool; null on SQLite. */
   pool(): { total: number; idle: number; waiting: number } | null;
+  /** Report downloads being made on the report threads, and waiting for one; null without threads. */
+  reports(): { running: number; waiting: number } | null;
 }
 
 export class Metrics {
@@ -103,6 +105,7 @@ export class Metrics {
       return { hit: hits, miss: misses };
     });
     this.gaugeOf('rsr_api_deep_page_ids', 'Ids held in memory for deep pages (tables\' orders and lists).', null, (gauges) => gauges.deepPages().ids);
+    this.gaugeOf('rsr_api_report_downloads', 'Report downloads being made on the report threads (running) and waiting for one (waiting).', 'state', (gauges) => gauges.reports());
     this.gaugeOf('rsr_api_db_pool_connections', 'PostgreSQL pool connections: open, idle, and requests waiting for one.', 'state', (gauges) => gauges.pool());
   }
 

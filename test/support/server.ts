@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { DEFAULT_REPORT_LIMITS } from '../../src/config.ts';
 import { buildApp, type AppOptions } from '../../src/http/app.ts';
 import { openEngine, type Engine, type EngineOptions } from '../../src/store/engine/index.ts';
 import { Reader } from '../../src/store/reader.ts';
@@ -85,7 +86,7 @@ export async function startServer(store: TestStore, dataset: string | DatasetSou
   await migrate(engine);
   await importRecords(engine, typeof dataset === 'string' ? readDataset(dataset) : dataset);
   const reader = new Reader(engine);
-  const app = buildApp({ engine, reader, timeZone: 'Europe/Stockholm', ...appOptions });
+  const app = buildApp({ engine, reader, timeZone: 'Europe/Stockholm', reports: { ...DEFAULT_REPORT_LIMITS, databaseUrl: database.url }, ...appOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -125,6 +125,11 @@ export interface EngineOptions {
   onQuery?(seconds: number, failed: boolean): void;
   /** Told of errors no request sees: a pooled connection that broke while idle (the log). */
   onError?(error: Error, what: string): void;
+  /**
+   * SQLite: threads of its own for reads that may take long (2); 0 where the caller is itself a
+   * thread off the event loop (a report thread), so that such reads run where they are asked.
+   */
+  readerThreads?: number;
 }
 
 /** The first column of each row as ids (Engine.readIds where rows come as objects). */

@@ -97,7 +97,8 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   }
 
   // Reads that may take long run on threads of their own (path ':memory:' is this connection's alone).
-  const readers = path === ':memory:' ? null : new SqliteReaders(path, READER_THREADS, timeout, (names, rows) => rows.map(rowBuilder(names)));
+  const threads = options.readerThreads ?? READER_THREADS;
+  const readers = path === ':memory:' || threads === 0 ? null : new SqliteReaders(path, threads, timeout, (names, rows) => rows.map(rowBuilder(names)));
 
   /** Rows as arrays, assembled into objects of one shape by a builder made once per statement. */
   function readRows(text: string, parameters: readonly unknown[]): Columns[] {
