@@ -1,8 +1,8 @@
 /**
  * What the explorer knows of each list, read from the service's OpenAPI document
- * (/rest/v1/openapi.json) rather than written here: its fields and their types, the foreign keys
- * among them, which fields it may be ordered by, the lookups each field's filter takes, and
- * whether (and with which fields) it can be written.
+ * (/rest/v1/openapi.json) rather than written here: its fields, their titles and types, the
+ * foreign keys among them, which fields it may be ordered by, the lookups each field's filter
+ * takes, and whether (and with which fields) it can be written.
  */
 import { call } from './api';
 
@@ -10,6 +10,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 export interface FieldSpec {
   name: string;
+  /** What a person reads: the document's `title` ("Currency", "Currency (code)"), else the name made readable. */
+  title: string;
   /** The JSON type of its values (without null). */
   type: string;
   nullable: boolean;
@@ -22,6 +24,7 @@ export interface FieldSpec {
 
 export interface WriteField {
   name: string;
+  title: string;
   type: string;
   nullable: boolean;
   required: boolean;
@@ -54,6 +57,7 @@ function resourceSpec(document: Json, name: string, title: string): ResourceSpec
   const record: Json = document.components.schemas[name];
   const fields = Object.entries(record.properties as Record<string, Json>).map(([field, schema]) => ({
     name: field,
+    title: schema.title ?? label(field),
     ...typeOf(schema),
     references: schema['x-references'],
     orderable: orderable.has(field),
@@ -63,6 +67,7 @@ function resourceSpec(document: Json, name: string, title: string): ResourceSpec
   const writes = write
     ? Object.entries(write.properties as Record<string, Json>).map(([field, schema]) => ({
         name: field,
+        title: schema.title ?? label(field),
         ...typeOf(schema),
         required: (write.required ?? []).includes(field),
         choices: schema.enum,

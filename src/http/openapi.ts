@@ -11,6 +11,7 @@ import { storedFields, type Resource, type StoredField } from '../resources/defi
 import { RESOURCES } from '../resources/index.ts';
 import { packageVersion } from '../version.ts';
 import { legacySchema, pageSchema, recordSchema } from './schemas.ts';
+import { DIMENSION_VALUES } from './explorer-api.ts';
 
 type Json = Record<string, unknown>;
 
@@ -108,6 +109,30 @@ function writeFieldSchema(field: StoredField): Json {
 function withReferences(resource: Resource, schema: Json): Json {
   const properties = schema.properties as Record<string, Json>;
   for (const [name, field] of storedFields(resource)) if (field.references && name !== 'id') properties[name]['x-references'] = field.references;
+  return withTitles(resource, schema);
+}
+
+const WORDS: Record<string, string> = { id: 'ID', iati: 'IATI', url: 'URL', uri: 'URI' };
+const humanize = (name: string) => {
+  const text = name.split('_').map((word) => WORDS[word] ?? word).join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+};
+
+/**
+ * A field's name as a person reads it (each property's `title`; the explorer's column headers):
+ * `period_start` "Period start", `iati_org_id` "IATI org ID"; a code and the label derived from
+ * it "Currency (code)" and "Currency" (not "Currency label"); `*_show_link` "… (link)".
+ */
+function fieldTitle(resource: Resource, name: string): string {
+  const coded = /^(.+)_label$/.exec(name)?.[1];
+  if (coded && resource.fields[name]?.kind === 'derived') return humanize(coded);
+  if (resource.fields[`${name}_label`]?.kind === 'derived') return `${humanize(name)} (code)`;
+  const linked = /^(.+)_show_link$/.exec(name)?.[1];
+  return linked ? `${humanize(linked)} (link)` : humanize(name);
+}
+
+function withTitles(resource: Resource, schema: Json): Json {
+  for (const [name, property] of Object.entries(schema.properties as Record<string, Json>)) property.title = fieldTitle(resource, name);
   return schema;
 }
 
@@ -248,8 +273,8 @@ function build(): Json {
     schemas[`${resource.name}_page`] = plain({ ...pageSchema(resource), properties: { ...pageSchema(resource).properties, results: { type: 'array', items: ref('schemas', resource.name) } } });
     schemas[`${resource.name}_legacy_page`] = plain({ ...legacySchema(resource), properties: { ...legacySchema(resource).properties, objects: { type: 'array', items: ref('schemas', resource.name) } } });
     if (!resource.readOnly) {
-      schemas[`${resource.name}_write`] = writeSchema(resource, false);
-      schemas[`${resource.name}_patch`] = writeSchema(resource, true);
+      schemas[`${resource.name}_write`] = withTitles(resource, writeSchema(resource, false));
+      schemas[`${resource.name}_patch`] = withTitles(resource, writeSchema(resource, true));
     }
     paths = { ...paths, ...resourcePaths(resource) };
   }
@@ -266,6 +291,15 @@ function build(): Json {
         200: { description: 'How many match, and the first 20 by title.', content: jsonContent({ type: 'object', required: ['count', 'results'], properties: { count: { type: 'integer' }, results: { type: 'array', items: { type: 'object', required: ['id', 'title'], properties: { id: { type: 'integer' }, title: { type: 'string' } } } } } }) },
         ...errors(400, 404, 503),
       },
+    },
+  };
+  schemas.dimension_value = plain(recordSchema(DIMENSION_VALUES));
+  schemas.dimension_value_page = plain({ ...pageSchema(DIMENSION_VALUES), properties: { ...pageSchema(DIMENSION_VALUES).properties, results: { type: 'array', items: ref('schemas', 'dimension_value') } } });
+  paths['/explorer/api/dimension-values/'] = {
+    get: {
+      tags: ['explorer'], operationId: 'explorer_dimension_values', summary: "Disaggregation dimension values with their dimension's name (the charts' labels), paged and filtered as the lists are",
+      parameters: listParameters(DIMENSION_VALUES, 'page'),
+      responses: { 200: { description: 'One page of the values the caller may see.', content: jsonContent(ref('schemas', 'dimension_value_page')) }, ...errors(400, 404, 503) },
     },
   };
   paths['/explorer/api/projects/{id}/results/'] = {

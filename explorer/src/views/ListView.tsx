@@ -1,25 +1,87 @@
 /**
  * One list as a table: the API's own query string is the page's (ordering, page, limit, filters),
- * so the address bar is always a shareable view. Columns order by a click on their header (again
- * for the other direction), filter with the lookups the API offers for them, and a search box
- * looks for a text in every text column at once.
+ * so the address bar is always a shareable view. Columns are titled as the OpenAPI document titles
+ * them, order by a click on their header (again for the other direction), filter with the lookups
+ * the API offers for them (named in words), and a search box looks for a text in every text
+ * column at once. A list shows its most telling columns, as many as the screen holds; a chooser
+ * shows the others (remembered in the address, `columns=`). A descending order that starts with
+ * empty values says so, and offers the filter that leaves them out.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, messageOf, session, type Page } from '../api';
 import { Link, recordPath, show, Status } from '../components';
 import { navigate } from '../router';
-import { label, type FieldSpec, type ResourceSpec } from '../spec';
+import type { FieldSpec, ResourceSpec } from '../spec';
 
 const PAGE_SIZES = [10, 30, 100, 500];
 const DEFAULT_LIMIT = 30;
 /** An explorer parameter, not the API's: a text looked for in every text column (as q_filterN). */
 const SEARCH = 'search';
+/** An explorer parameter, not the API's: the columns chosen, by name, separated by commas. */
+const COLUMNS = 'columns';
+
+/** Each lookup as a filter's menu says it (the API's own name is the option's value and tooltip). */
+const LOOKUP_NAMES: Record<string, string> = {
+  exact: '=', iexact: '= (any case)', contains: 'contains', icontains: 'contains (any case)',
+  startswith: 'starts with', istartswith: 'starts with (any case)', endswith: 'ends with', iendswith: 'ends with (any case)',
+  in: 'is one of', gt: '>', gte: '≥', lt: '<', lte: '≤', isnull: 'is empty', range: 'between',
+};
+const PLACEHOLDERS: Record<string, string> = { in: 'a,b,c', range: 'from,to', isnull: 'True or False' };
+
+/**
+ * The columns a list shows first, most telling first: the first three on a phone, more as the
+ * screen widens (COLUMN_BUDGET). Lists not named here, and the columns not named, follow in the
+ * document's order, codes that have a label beside them and links and URIs last.
+ */
+const PRIORITY: Record<string, string[]> = {
+  budget_item: ['id', 'label_label', 'amount', 'currency_label', 'project', 'period_start', 'period_end', 'type_label'],
+  transaction: ['id', 'transaction_type_label', 'value', 'currency_label', 'transaction_date', 'project', 'provider_organisation', 'receiver_organisation'],
+  organisation: ['id', 'name', 'long_name', 'city', 'iati_org_id', 'currency', 'url', 'new_organisation_type'],
+  indicator_period_data_comment: ['id', 'comment', 'created_at', 'user', 'data', 'last_modified_at'],
+  recipient_region: ['id', 'region_label', 'percentage', 'project', 'vocabulary_label', 'text'],
+  project_custom_field: ['id', 'name', 'value', 'project', 'section', 'type', 'mandatory', 'order'],
+  administrative_location: ['id', 'code', 'vocabulary_label', 'level', 'location', 'location_unicode'],
+  link: ['id', 'caption', 'url', 'kind', 'project'],
+  disaggregation_target: ['id', 'value', 'dimension_value', 'dimension_name', 'period'],
+  keyword: ['id', 'label', 'logo'],
+  my_projects: ['id', 'title', 'status', 'date_start_planned', 'date_end_planned', 'is_public', 'children_count', 'subtitle'],
+  humanitarian_scope: ['id', 'text', 'type_label', 'code', 'vocabulary_label', 'project'],
+};
+
+/**
+ * How many columns a list shows unless told otherwise: at most 3 on a phone, 5 on a tablet, 8 from
+ * a laptop up; fewer when they would not fit across the screen (ListView drops the least telling
+ * until they do, down to 3).
+ */
+const COLUMN_BUDGET: [query: string, count: number][] = [['(min-width: 1100px)', 8], ['(min-width: 700px)', 5]];
+
+function useColumnBudget(): number {
+  const measure = () => COLUMN_BUDGET.find(([query]) => matchMedia(query).matches)?.[1] ?? 3;
+  const [count, setCount] = useState(measure);
+  useEffect(() => {
+    const queries = COLUMN_BUDGET.map(([query]) => matchMedia(query));
+    const update = () => setCount(measure());
+    queries.forEach((query) => query.addEventListener('change', update));
+    return () => queries.forEach((query) => query.removeEventListener('change', update));
+  }, []);
+  return count;
+}
+
+/** The list's columns, most telling first. */
+function byPriority(spec: ResourceSpec, columns: FieldSpec[]): string[] {
+  const names = new Set(columns.map((field) => field.name));
+  const late = (name: string) => names.has(`${name}_label`) || /_(show_link|uri|activity)$/.test(name);
+  const first = (PRIORITY[spec.name] ?? []).filter((name) => names.has(name));
+  const rest = columns.map((field) => field.name).filter((name) => !first.includes(name));
+  return [...first, ...rest.filter((name) => !late(name)), ...rest.filter(late)];
+}
 
 /** The API's query for this view: the page's own, with the search box turned into ORed filters. */
 export function apiQuery(spec: ResourceSpec, params: URLSearchParams): URLSearchParams {
   const query = new URLSearchParams(params);
   const search = query.get(SEARCH)?.trim();
   query.delete(SEARCH);
+  query.delete(COLUMNS);
   if (search) {
     const texts = spec.fields.filter((field) => field.type === 'string' && field.lookups.includes('icontains'));
     texts.forEach((field, index) => query.set(`q_filter${index + 1}`, `{'${field.name}__icontains': ${JSON.stringify(search)}}`));
@@ -57,13 +119,19 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
   const [search, setSearch] = useState(params.get(SEARCH) ?? '');
   const columns = columnsOf(spec);
   const path = `/explore/${spec.name}/`;
+  const budget = useColumnBudget();
+  const query = apiQuery(spec, params).toString();
+  const wrap = useRef<HTMLDivElement>(null);
+  const [fitted, setFitted] = useState<{ key: string; count: number } | null>(null);
+  const fitKey = `${spec.name} ${budget}`;
+  const count = fitted?.key === fitKey ? fitted.count : budget;
 
   useEffect(() => {
     setFilters(Object.fromEntries(columns.filter((field) => field.lookups.length).map((field) => [field.name, filterOf(field, params)])));
     setSearch(params.get(SEARCH) ?? '');
     let current = true;
     setLoading(true);
-    call<Page>(`/rest/v1/${spec.name}/?${apiQuery(spec, params)}`).then(
+    call<Page>(`/rest/v1/${spec.name}/?${query}`).then(
       (answer) => {
         if (!current) return;
         setLoading(false);
@@ -80,7 +148,7 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
     return () => {
       current = false;
     };
-  }, [spec.name, url.search]);
+  }, [spec.name, query]);
 
   const ordering = params.get('ordering') ?? '';
   const [first] = ordering.split(',');
@@ -108,6 +176,28 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
   const shown = [...new Set([1, current - 2, current - 1, current, current + 1, current + 2, pages])].filter((number) => number >= 1 && number <= pages).sort((a, b) => a - b);
   const canWrite = spec.writes !== null && session.token() !== null;
 
+  // The columns shown: those chosen (columns=), else the most telling ones the screen holds; and
+  // always those the view is ordered or filtered by.
+  const inUse = new Set(columns.filter((field) => first.replace(/^-/, '') === field.name || field.lookups.some((lookup) => params.has(lookup === 'exact' ? field.name : `${field.name}__${lookup}`))).map((field) => field.name));
+  const chosen = params.get(COLUMNS)?.split(',').filter((name) => columns.some((field) => field.name === name));
+  const picked = new Set(chosen?.length ? chosen : byPriority(spec, columns).slice(0, count));
+  const visible = columns.filter((field) => picked.has(field.name) || inUse.has(field.name));
+  const choose = (name: string, show: boolean) => {
+    const names = columns.filter((field) => (field.name === name ? show : picked.has(field.name))).map((field) => field.name);
+    navigate(href(path, params, { [COLUMNS]: names.join(',') }), true);
+  };
+
+  // Unless columns were chosen, one fewer until the table fits across its box (measured before it is painted).
+  useLayoutEffect(() => {
+    const box = wrap.current;
+    if (!chosen?.length && box && count > 3 && box.scrollWidth > box.clientWidth + 1) setFitted({ key: fitKey, count: count - 1 });
+  });
+
+  // A descending order puts empty values first (as RSR does): say so, and offer to leave them out.
+  const orderedBy = first.startsWith('-') ? columns.find((field) => field.name === first.slice(1)) : undefined;
+  const emptyFirst = orderedBy && page && page.results.length > 0 && (page.results[0][orderedBy.name] ?? null) === null;
+  const leaveOut = orderedBy ? `${orderedBy.name}__isnull` : '';
+
   return (
     <section aria-labelledby="list-title">
       <div class="heading">
@@ -134,36 +224,68 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
       </form>
       <Status loading={loading && !page} error={error} />
       {page && (
-        <div class="table-wrap" tabIndex={0} aria-label={`${spec.title} table`}>
+        <details class="chooser">
+          <summary>
+            Columns <span class="muted">{`${visible.length} of ${columns.length} shown`}</span>
+          </summary>
+          <fieldset>
+            <legend>The columns to show</legend>
+            {columns.map((field) => (
+              <label title={inUse.has(field.name) ? `${field.name}: shown while the list is ordered or filtered by it` : field.name}>
+                <input type="checkbox" name="column" value={field.name} checked={visible.includes(field)} disabled={inUse.has(field.name)} onChange={(event) => choose(field.name, event.currentTarget.checked)} /> {field.title}
+              </label>
+            ))}
+            {params.has(COLUMNS) && (
+              <button type="button" class="secondary" onClick={() => navigate(href(path, params, { [COLUMNS]: null }), true)}>
+                The usual columns
+              </button>
+            )}
+          </fieldset>
+        </details>
+      )}
+      {emptyFirst && orderedBy && (
+        <p class="notice" role="note" data-note="empty-first">
+          Empty values come first in a descending order, as on RSR
+          {orderedBy.lookups.includes('isnull') ? (
+            <>
+              : add the filter <code>{`${leaveOut}=False`}</code> to leave them out. <Link href={href(path, params, { [leaveOut]: 'False', page: null })}>Leave out the empty {orderedBy.title.toLowerCase()} values</Link>
+            </>
+          ) : (
+            '.'
+          )}
+        </p>
+      )}
+      {page && (
+        <div class="table-wrap" ref={wrap} tabIndex={0} aria-label={`${spec.title} table`}>
           <table>
             <thead>
               <tr>
-                {columns.map((field) => {
+                {visible.map((field) => {
                   const sorted = first === field.name ? 'ascending' : first === `-${field.name}` ? 'descending' : undefined;
                   return (
-                    <th scope="col" aria-sort={sorted ?? 'none'}>
+                    <th scope="col" aria-sort={sorted ?? 'none'} title={field.name} data-field={field.name}>
                       {field.orderable ? (
-                        <Link href={sortHref(field.name)} aria-label={`${label(field.name)}: order ${sorted === 'ascending' ? 'descending' : 'ascending'}`}>
-                          {label(field.name)} <span aria-hidden="true">{sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}</span>
+                        <Link href={sortHref(field.name)} aria-label={`${field.title}: order ${sorted === 'ascending' ? 'descending' : 'ascending'}`}>
+                          {field.title} <span aria-hidden="true">{sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}</span>
                         </Link>
                       ) : (
-                        label(field.name)
+                        field.title
                       )}
                     </th>
                   );
                 })}
               </tr>
               <tr class="filters">
-                {columns.map((field) => (
+                {visible.map((field) => (
                   <td>
                     {field.lookups.length > 0 && filters[field.name] && (
                       <span class="filter">
-                        <select form="filters" aria-label={`${label(field.name)} filter lookup`} value={filters[field.name].lookup} onChange={(event) => setFilters({ ...filters, [field.name]: { ...filters[field.name], lookup: event.currentTarget.value } })}>
+                        <select form="filters" aria-label={`${field.title} filter lookup`} title={filters[field.name].lookup} value={filters[field.name].lookup} onChange={(event) => setFilters({ ...filters, [field.name]: { ...filters[field.name], lookup: event.currentTarget.value } })}>
                           {field.lookups.map((lookup) => (
-                            <option value={lookup}>{lookup === 'exact' ? '=' : lookup}</option>
+                            <option value={lookup} title={lookup}>{LOOKUP_NAMES[lookup] ?? lookup}</option>
                           ))}
                         </select>
-                        <input form="filters" aria-label={`${label(field.name)} filter`} name={`filter-${field.name}`} value={filters[field.name].value} onInput={(event) => setFilters({ ...filters, [field.name]: { ...filters[field.name], value: event.currentTarget.value } })} />
+                        <input form="filters" aria-label={`${field.title} filter`} name={`filter-${field.name}`} placeholder={PLACEHOLDERS[filters[field.name].lookup]} value={filters[field.name].value} onInput={(event) => setFilters({ ...filters, [field.name]: { ...filters[field.name], value: event.currentTarget.value } })} />
                       </span>
                     )}
                   </td>
@@ -173,7 +295,7 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
             <tbody>
               {page.results.map((row) => (
                 <tr>
-                  {columns.map((field) => {
+                  {visible.map((field) => {
                     const value = row[field.name];
                     if (field.name === 'id') return <td><Link href={`${path}${row.id}/`} aria-label={`${spec.title} ${row.id}`}>{String(row.id)}</Link></td>;
                     const target = field.references ? recordPath(field.references, value) : null;

@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { call, messageOf, type Row } from '../api';
-import { label, type ResourceSpec, type WriteField } from '../spec';
+import { type ResourceSpec, type WriteField } from '../spec';
 
 type Values = Record<string, string | boolean>;
 
@@ -74,7 +74,7 @@ export function RecordForm({ spec, record, onSaved, onCancel }: { spec: Resource
         return (
           <div class={`form-field${invalid ? ' invalid' : ''}`}>
             <label for={id}>
-              {label(field.name)}
+              {field.title}
               {field.required && <span aria-hidden="true"> *</span>}
             </label>
             {input}

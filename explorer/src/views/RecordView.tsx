@@ -76,7 +76,7 @@ export function RecordView({ spec, id }: { spec: ResourceSpec; id: string }) {
             const target = field.references ? recordPath(field.references, value) : null;
             return (
               <>
-                <dt>{label(field.name)}</dt>
+                <dt>{field.title}</dt>
                 <dd data-field={field.name}>{target ? <Link href={target}>{`${label(field.references!)} ${show(value)}`}</Link> : show(value)}</dd>
               </>
             );
