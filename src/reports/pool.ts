@@ -27,6 +27,9 @@ export interface ReportPoolOptions extends ThreadOptions {
   eager?: boolean;
 }
 
+/** How much lower than the API's threads the report threads run (nice 19: the lowest). */
+const NICE = 19;
+
 /** The seconds a refused caller is told to wait: about what a large report takes. */
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -54,7 +57,12 @@ export class ReportPool {
   constructor(options: ReportPoolOptions) {
     this.options = options;
     const threads = Math.max(1, Math.min(options.threads, availableParallelism()));
-    this.pool = new Piscina({ filename: THREAD, minThreads: options.eager ? threads : 0, maxThreads: threads, idleTimeout: Infinity, execArgv: execArgv(), workerData: { databaseUrl: options.databaseUrl } satisfies ThreadOptions });
+    this.pool = new Piscina({
+      filename: THREAD, minThreads: options.eager ? threads : 0, maxThreads: threads, idleTimeout: Infinity, execArgv: execArgv(),
+      // The lowest priority (where the system lets a thread lower its own): a core the API wants is the API's.
+      niceIncrement: NICE,
+      workerData: { databaseUrl: options.databaseUrl } satisfies ThreadOptions,
+    });
   }
 
   /** Downloads being made, and waiting for a thread (the metrics). */
