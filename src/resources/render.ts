@@ -2,9 +2,9 @@
  * Records as the API shows them: every field of the declaration, in its order, stored values
  * rendered and derived values computed. Shared by the HTTP layer and export.
  */
-import { objectLiteral } from '../codegen/object-literal.ts';
+import { objectLiteral, type Value } from '../codegen/object-literal.ts';
 import { renderTimestamp } from '../text/time.ts';
-import { storedFields, type Caller, type Entity, type Lookup, type Related, type Relation, type Resource, type Row } from './define.ts';
+import { storedFields, type Caller, type Entity, type Field, type Lookup, type Related, type Relation, type Resource, type Row } from './define.ts';
 
 export interface RenderOptions {
   caller: Caller;
@@ -53,14 +53,13 @@ const renderers = new WeakMap<Resource, RecordRenderer>();
 function recordRenderer(resource: Resource): RecordRenderer {
   let renderer = renderers.get(resource);
   if (renderer) return renderer;
-  const fields = Object.entries(resource.fields);
-  const value = ([name, field]: (typeof fields)[number], index: number) => {
-    if (field.kind === 'derived' || field.render) return `fields[${index}](row, context, related)`;
-    return field.type === 'timestamp' ? `stored(row[${JSON.stringify(name)}], timeZone)` : `row[${JSON.stringify(name)}]`;
+  const stored = (stamp: unknown, row: Row, context: unknown, related: Related, timeZone: string) => storedValue('timestamp', stamp, timeZone);
+  const value = (name: string, field: Field): Value => {
+    if (field.kind === 'derived') return { call: field.compute };
+    if (field.render) return { call: field.render };
+    return field.type === 'timestamp' ? { property: name, then: stored } : { property: name };
   };
-  const functions = fields.map(([, field]) => (field.kind === 'derived' ? field.compute : field.render));
-  const stored = (stamp: unknown, timeZone: string) => storedValue('timestamp', stamp, timeZone);
-  renderer = objectLiteral(fields.map(([name]) => name), (name, index) => value(fields[index], index), ['fields', 'stored'], [functions, stored], 'row, context, related, timeZone') as unknown as RecordRenderer;
+  renderer = objectLiteral<Parameters<RecordRenderer>>(Object.entries(resource.fields).map(([name, field]) => [name, value(name, field)]), 4) as RecordRenderer;
   renderers.set(resource, renderer);
   return renderer;
 }

@@ -46,7 +46,7 @@ export function fromColumns(entity: Entity, dialect: Dialect, columns: Row): Row
   let reader = byDialect.get(dialect);
   if (!reader) {
     const fields = storedFields(entity);
-    reader = objectLiteral(fields.map(([name]) => name), (name, index) => `convert(fields[${index}][1], columns[${JSON.stringify(name)}] ?? null)`, ['convert', 'fields'], [dialect.fromDb, fields], 'columns') as RowReader;
+    reader = objectLiteral<[Row]>(fields.map(([name, field]) => [name, { property: name, then: (value: unknown) => dialect.fromDb(field, value ?? null) }]));
     byDialect.set(dialect, reader);
   }
   return reader(columns);

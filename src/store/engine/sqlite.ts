@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, sql, type RawBuilder, type SqlBool, type SqliteDatabase } from 'kysely';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, TABLE_VERSIONS_SQL, VERSION_SQL, idsOf, timed, versionsOf, type Columns, type Database, type Dialect, type Engine, type EngineOptions, type OrderByTerm, type Versions } from './engine.ts';
-import { objectLiteral } from '../../codegen/object-literal.ts';
+import { isPlainName, objectLiteral } from '../../codegen/object-literal.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
 import { configure, statementCache, StatementTimeout } from './sqlite-setup.ts';
 
@@ -58,6 +58,13 @@ export const sqliteDialect: Dialect = {
 };
 
 const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR']);
+/** Rows whose column names an object literal cannot take (`select 1`): built key by key. */
+const anyNames = (names: readonly string[]) => (values: unknown[]): Columns => {
+  const row: Columns = {};
+  names.forEach((name, index) => Object.defineProperty(row, name, { value: values[index], enumerable: true, writable: true, configurable: true }));
+  return row;
+};
+
 /** Threads per process for reads that may take long (SqliteReaders). */
 const READER_THREADS = 2;
 /** How long migrations wait for another process's migrations before giving up. */
@@ -92,7 +99,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   function rowBuilder(names: string[]): (values: unknown[]) => Columns {
     const key = names.join('\u0000');
     let build = builders.get(key);
-    if (!build) builders.set(key, (build = objectLiteral(names, (name, index) => `values[${index}]`, [], [], 'values') as (values: unknown[]) => Columns));
+    if (!build) builders.set(key, (build = names.every(isPlainName) ? (objectLiteral<[unknown[]]>(names.map((name, index) => [name, { element: index }])) as (values: unknown[]) => Columns) : anyNames(names)));
     return build;
   }
 
