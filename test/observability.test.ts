@@ -142,6 +142,25 @@ for (const store of testStores()) {
       else assert.equal(pool?.samples.length, 0);
     });
 
+    test('every cache of the registry: what it holds, its key, bound and staleness, entries, weight and lookups', async () => {
+      await request(server.base, '/rest/v1/budget_item/?registry=1');
+      await request(server.base, '/rest/v1/budget_item/?registry=2');
+      const families = await scrape();
+      const names = ['responses', 'counts', 'seek_marks', 'table_orders', 'list_matches', 'list_orders', 'small_tables', 'page_statements', 'related_statements', 'statements'];
+      const info = families.get('rsr_api_cache_info')!.samples;
+      assert.deepEqual(info.map((sample) => sample.labels.cache), names);
+      for (const sample of info) {
+        assert.equal(sample.value, 1);
+        for (const label of ['holds', 'key', 'bound', 'stale']) assert.ok(sample.labels[label].length > 3, `${sample.labels.cache} ${label}`);
+      }
+      assert.deepEqual(families.get('rsr_api_cache_entries')!.samples.map((sample) => sample.labels.cache), names);
+      // The second URL counts the same list: a hit of the count cache, as the older metric says too.
+      assert.equal(value(families, 'rsr_api_cache_lookups_total', { cache: 'counts', result: 'hit' }), value(families, 'rsr_api_count_cache_requests_total', { result: 'hit' }));
+      assert.ok(value(families, 'rsr_api_cache_lookups_total', { cache: 'counts', result: 'hit' }) >= 1);
+      assert.ok(value(families, 'rsr_api_cache_entries', { cache: 'statements' }) >= 1);
+      assert.equal(value(families, 'rsr_api_cache_weight', { cache: 'responses' }), value(families, 'rsr_api_response_cache_bytes'));
+    });
+
     test('as served by `rsr-api serve`: database statements timed, report durations per report and format, the pool watched', async () => {
       const database = await store.create();
       try {

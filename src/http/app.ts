@@ -104,6 +104,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     deepPages: () => ({ hits: reader.lists.hits, misses: reader.lists.misses, ids: reader.orders.weighs + reader.lists.weighs }),
     pool: () => options.engine.poolStats(),
     reports: () => services.reports?.load ?? null,
+    caches: () => [responses.describe(), ...reader.caches(), options.engine.statementCache()],
   });
 
   // onRequest hooks run in the order registered here, and plugins load in the same order: every

@@ -7,6 +7,7 @@
  * An answer is kept once its URL has been asked for twice: URLs asked for once do not churn it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CacheDescription } from '../store/caches.ts';
 import { stamp } from '../store/data-version.ts';
 import type { Engine, Versions } from '../store/engine/index.ts';
 import { send, type Representation, type Streamed } from './respond.ts';
@@ -65,6 +66,18 @@ export class ResponseCache {
   /** What the metrics show of it. */
   stats(): { hits: number; misses: number; entries: number; bytes: number } {
     return { hits: this.hits, misses: this.misses, entries: this.entries.size, bytes: this.bytes };
+  }
+
+  /** Its entry in the registry of caches (store/caches.ts). */
+  describe(): CacheDescription {
+    return {
+      name: 'responses',
+      holds: 'a finished answer: its bytes, headers, ETag and each compression made of it',
+      key: 'URL as addressed, caller, Accept',
+      bound: `${MAX_ENTRIES.toLocaleString('en')} answers, ${MAX_BYTES.toLocaleString('en')} bytes; kept the second time a key is asked for`,
+      stale: "a write to any table the answer's resource is read from",
+      figures: () => ({ entries: this.entries.size, hits: this.hits, misses: this.misses, weight: this.bytes }),
+    };
   }
 
   /** Answers a GET (or HEAD: Node sends no body then) from the cache at an unchanged data version. */

@@ -29,6 +29,18 @@ export interface Gauges {
   pool(): { total: number; idle: number; waiting: number } | null;
   /** Report downloads being made on the report threads, and waiting for one; null without threads. */
   reports(): { running: number; waiting: number } | null;
+  /** Every cache of the registry (store/caches.ts): its description and figures now. */
+  caches(): CacheShown[];
+}
+
+/** A cache as the registry describes it (store/caches.ts), its figures read when scraped. */
+export interface CacheShown {
+  name: string;
+  holds: string;
+  key: string;
+  bound: string;
+  stale: string;
+  figures(): { entries: number; hits: number; misses: number; weight: number };
 }
 
 export class Metrics {
@@ -106,7 +118,33 @@ export class Metrics {
     });
     this.gaugeOf('rsr_api_deep_page_ids', 'Ids held in memory for deep pages (tables\' orders and lists).', null, (gauges) => gauges.deepPages().ids);
     this.gaugeOf('rsr_api_report_downloads', 'Report downloads being made on the report threads (running) and waiting for one (waiting).', 'state', (gauges) => gauges.reports());
+    this.cacheRegistry();
     this.gaugeOf('rsr_api_db_pool_connections', 'PostgreSQL pool connections: open, idle, and requests waiting for one.', 'state', (gauges) => gauges.pool());
+  }
+
+  /** Every cache of the registry: what it is (an info gauge of 1), entries, weight, lookups. */
+  private cacheRegistry(): void {
+    const caches = () => this.gauges?.caches() ?? [];
+    const perCache = (read: (cache: CacheShown) => number) => () => Object.fromEntries(caches().map((cache) => [cache.name, read(cache)]));
+    new Gauge({
+      name: 'rsr_api_cache_info', help: 'The caches (store/caches.ts): what an entry holds, its key, the bound, what makes it stale.', labelNames: ['cache', 'holds', 'key', 'bound', 'stale'], registers: [this.registry], aggregator: 'first',
+      collect() {
+        for (const { name, holds, key, bound, stale } of caches()) this.set({ cache: name, holds, key, bound, stale }, 1);
+      },
+    });
+    this.gaugeOf('rsr_api_cache_entries', 'Entries each cache holds.', 'cache', perCache((cache) => cache.figures().entries));
+    this.gaugeOf('rsr_api_cache_weight', 'What the entries of each cache weigh, in the unit its bound names (0: unweighed).', 'cache', perCache((cache) => cache.figures().weight));
+    new Counter({
+      name: 'rsr_api_cache_lookups_total', help: 'Lookups of each cache that found a current entry (hit) or made one (miss).', labelNames: ['cache', 'result'], registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const cache of caches()) {
+          const { hits, misses } = cache.figures();
+          this.inc({ cache: cache.name, result: 'hit' }, hits);
+          this.inc({ cache: cache.name, result: 'miss' }, misses);
+        }
+      },
+    });
   }
 
   readonly contentType = this.registry.contentType;

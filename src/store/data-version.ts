@@ -7,6 +7,7 @@
  * change made through this process shows in its very next answer; one made by another as soon
  * as this one hears of it (the engine's notification, or its next read).
  */
+import type { CacheFigures } from './caches.ts';
 import type { Transaction } from 'kysely';
 import type { Database, Engine, Versions } from './engine/index.ts';
 
@@ -113,6 +114,16 @@ export class VersionedCache<T> {
   /** What the values kept weigh in all (CacheLimits.weigh). */
   get weighs(): number {
     return this.weight;
+  }
+
+  /** Its figures, for the registry of caches (caches.ts). */
+  figures(): CacheFigures {
+    return { entries: this.entries.size, hits: this.hits, misses: this.misses, weight: this.weight };
+  }
+
+  /** The most entries it keeps, and the most weight where it weighs them (caches.ts, `bound`). */
+  get limits(): { entries: number; weight: number } {
+    return { entries: this.maxEntries, weight: this.maxWeight };
   }
 
   /** The value kept for `key` at `version`, if there is one (computed or being computed). */

@@ -11,6 +11,7 @@ import { SERVICE, type Caller, type Entity, type Lookup, type Resource, type Row
 import { entityOf } from '../resources/index.ts';
 import { tablesRead } from '../resources/reads.ts';
 import { fromColumns } from './columns.ts';
+import { sizeOnly, type CacheDescription } from './caches.ts';
 import { stamp, VersionedCache } from './data-version.ts';
 import { IdSet } from './idset.ts';
 import type { Database, Engine } from './engine/index.ts';
@@ -120,6 +121,25 @@ export class Reader {
     // A page that walks many rows (deep, filtered, or large) may take long: off the event loop.
     const long = request.offset + request.limit >= LONG_ROWS || filtersAnything(filters);
     return this.rows(entityOf(resource.table), await (long ? this.engine.runLong(query) : this.engine.run(query)));
+  }
+
+  /** Its caches, for the registry (caches.ts) and /metrics. */
+  caches(): CacheDescription[] {
+    const listTables = "a write to any table the resource's answers are read from (its stamp)";
+    const versioned = (name: string, cache: Pick<VersionedCache<unknown>, 'limits' | 'figures'>, holds: string, key: string, stale: string, unit = ''): CacheDescription => {
+      const { entries, weight } = cache.limits;
+      return { name, holds, key, bound: `${entries.toLocaleString('en')} entries${Number.isFinite(weight) ? `, ${weight.toLocaleString('en')} ${unit}` : ''}`, stale, figures: () => cache.figures() };
+    };
+    return [
+      versioned('counts', this.counts, 'a list\'s count', 'resource, what the caller may see, filters', listTables),
+      versioned('seek_marks', this.marks, `the ids at every ${SEEK_STEP.toLocaleString('en')}th place of a list in id order`, 'resource, what the caller may see, filters, direction', listTables),
+      versioned('table_orders', this.orders, 'a table\'s ids in one order', 'resource, order', 'a write to the table', 'ids'),
+      versioned('list_matches', this.matches, 'the ids a list holds (its count too)', 'resource, what the caller may see, filters', listTables, 'bytes'),
+      versioned('list_orders', this.lists, 'a list\'s ids in its order (deep pages)', 'resource, what the caller may see, filters, order', listTables, 'ids'),
+      versioned('small_tables', this.tables, `the rows of a table of at most ${SMALL_TABLE.toLocaleString('en')} rows, by id`, 'table', 'a write to the table', 'rows'),
+      versioned('page_statements', this.pages, 'a page\'s compiled SQL', 'resource, what the caller may see, filters, page, seek', listTables),
+      { name: 'related_statements', holds: 'the compiled SQL reading related rows by a column', key: 'table, column', bound: 'one per table and column', stale: 'never (no data in it)', figures: sizeOnly(this.related) },
+    ];
   }
 
   /** What the resource's answers are made at now (data-version.ts, `stamp`). */

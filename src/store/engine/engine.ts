@@ -4,6 +4,7 @@
  * postgres.ts: how SQL is shaped for our tables (the Dialect), how queries run, stream and bulk
  * load, and how a change of data is noticed.
  */
+import type { CacheDescription } from '../caches.ts';
 import type { ColumnDataType, CompiledQuery, Expression, Kysely, OrderByModifiers, RawBuilder, SqlBool } from 'kysely';
 import type { StoredField } from '../../resources/define.ts';
 
@@ -109,6 +110,8 @@ export interface Engine {
   isStatementTimeout(error: unknown): boolean;
   /** Connections of the pool (PostgreSQL); null where there is none. */
   poolStats(): { total: number; idle: number; waiting: number } | null;
+  /** Its cache of prepared statements, for the registry of caches (store/caches.ts). */
+  statementCache(): CacheDescription;
 
   /** Closes every connection and stops listening for changes. */
   close(): Promise<void>;

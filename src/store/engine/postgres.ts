@@ -3,6 +3,7 @@
  * notification at commit that each instance's listening connection hears (postgres-watch.ts), so
  * the data version is held in memory instead of read for every cached answer.
  */
+import { sizeOnly } from '../caches.ts';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type RawBuilder, type SqlBool } from 'kysely';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
@@ -199,6 +200,10 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     isUnavailable,
     isStatementTimeout: (error) => (error as { code?: unknown } | null)?.code === '57014' && /statement timeout/.test((error as Error).message),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    statementCache: () => ({
+      name: 'statements', holds: 'the name a SQL text is prepared under, on every connection', key: 'SQL text', bound: `${PREPARED_MAX} texts (later ones unnamed)`, stale: 'never (no data in it)',
+      figures: sizeOnly(names),
+    }),
     async close() {
       await watch.stop();
       await db.destroy();

@@ -43,9 +43,9 @@ const STATEMENTS_KEPT = 1000;
  * Statements prepared once per SQL text and row mode, the `size` most recently made kept: the
  * same few texts recur on every request, and a connection runs one statement at a time.
  */
-export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT): (text: string, mode: RowMode) => SQLite.Statement {
+export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT): ((text: string, mode: RowMode) => SQLite.Statement) & { statements: ReadonlyMap<string, unknown>; size: number } {
   const statements = new Map<string, SQLite.Statement>();
-  return (text, mode) => {
+  const prepared = (text: string, mode: RowMode) => {
     const key = `${mode}|${text}`;
     let statement = statements.get(key);
     if (!statement) {
@@ -57,6 +57,7 @@ export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT):
     }
     return statement;
   };
+  return Object.assign(prepared, { statements, size });
 }
 
 /** A statement for a reader thread. */

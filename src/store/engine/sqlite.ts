@@ -4,6 +4,7 @@
  * that may take long run on reader threads instead (sqlite-readers.ts). A lock is never waited
  * for inside a call (it would stop the event loop: changeData waits between tries).
  */
+import { sizeOnly } from '../caches.ts';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -254,6 +255,10 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     },
     isStatementTimeout: (error) => error instanceof StatementTimeout,
     poolStats: () => null,
+    statementCache: () => ({
+      name: 'statements', holds: "a prepared statement of the main connection (each reader thread keeps its own)", key: 'row form, SQL text', bound: `${prepared.size.toLocaleString('en')} statements`, stale: 'never (no data in it)',
+      figures: sizeOnly(prepared.statements),
+    }),
     async close() {
       await readers?.close();
       await db.destroy();
