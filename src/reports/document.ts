@@ -15,12 +15,35 @@ export interface Bar {
   label: string;
 }
 
-/** An amount of money, exact: written with separators in PDF and HTML, a number in Excel. */
+/**
+ * An amount of money, exact: written with separators in PDF and HTML (`12,500.00 EUR` where it
+ * names its currency, on one line), a number in Excel.
+ */
 export interface Money {
   cents: bigint;
+  currency?: string;
 }
 
-export type TableCell = string | number | null | Bar | Money;
+/**
+ * Amounts in several currencies (a project budgeted in EUR and USD): one line each in PDF and
+ * HTML; in Excel one number where there is one amount, else the amounts as text.
+ */
+export interface Amounts {
+  amounts: readonly Money[];
+}
+
+export type TableCell = string | number | null | Bar | Money | Amounts;
+
+/** What a table says of one of its columns (all optional). */
+export interface TableColumn {
+  /**
+   * Only in the spreadsheet, not in the PDF or its HTML preview: a currency column, say, beside
+   * amounts that the printed table writes with their currency.
+   */
+  sheetOnly?: boolean;
+  /** By default a column of numbers is right-aligned and any other left-aligned (a column of years reads better left). */
+  align?: 'left' | 'right';
+}
 
 export type Block =
   | { kind: 'title'; text: string; subtitle?: string }
@@ -28,8 +51,25 @@ export type Block =
   | { kind: 'paragraph'; text: string; muted?: boolean }
   /** Label and value pairs, as on a title page. */
   | { kind: 'facts'; rows: readonly (readonly [label: string, value: string])[] }
-  /** Numbers are right-aligned; `widths` in relative units (a bar column wants room). */
-  | { kind: 'table'; headers: readonly string[]; rows: readonly (readonly TableCell[])[]; widths?: readonly number[]; sheet?: string }
+  /**
+   * Numbers are right-aligned. Column widths come from the content: each column at least as wide
+   * as its longest word, the rest shared in proportion to its text (a bar column takes the bar's
+   * width). `widths` (relative units) is no longer used: the content decides. `columns` says more
+   * of single columns; `family` names tables that line up (the same widths, from all of their
+   * content: a period table per indicator, say); `empty` is what a table without rows says
+   * instead (default `None.`); `sheet` puts the table on a sheet of its own in Excel.
+   */
+  | {
+    kind: 'table';
+    headers: readonly string[];
+    rows: readonly (readonly TableCell[])[];
+    /** @deprecated The PDF and HTML size columns from their content. */
+    widths?: readonly number[];
+    columns?: readonly (TableColumn | undefined)[];
+    family?: string;
+    empty?: string;
+    sheet?: string;
+  }
   | { kind: 'list'; items: readonly string[] };
 
 export interface ReportDocument {
@@ -40,19 +80,54 @@ export interface ReportDocument {
   blocks: Block[];
 }
 
+export type TableBlock = Extract<Block, { kind: 'table' }>;
+
 export const isBar = (cell: TableCell): cell is Bar => cell !== null && typeof cell === 'object' && 'bar' in cell;
 export const isMoney = (cell: TableCell): cell is Money => cell !== null && typeof cell === 'object' && 'cents' in cell;
+export const isAmounts = (cell: TableCell): cell is Amounts => cell !== null && typeof cell === 'object' && 'amounts' in cell;
 
-/** A cell as text: bars by their label, money with separators, numbers as they are. */
+/** `12,500.00 EUR`, or without a currency `12,500.00`. */
+export const moneyText = (money: Money): string => `${centsText(money.cents, true)}${money.currency ? ` ${money.currency}` : ''}`;
+
+/** A cell as lines of text: bars by their label, money with separators and currency (an amount a line), numbers as they are. */
+export function cellLines(cell: TableCell): string[] {
+  if (isAmounts(cell)) return cell.amounts.map(moneyText);
+  return cellText(cell).split('\n');
+}
+
+/** A cell as text: bars by their label, money with separators (and currency), several amounts a line each, numbers as they are. */
 export function cellText(cell: TableCell): string {
   if (cell === null) return '';
   if (isBar(cell)) return cell.label;
-  if (isMoney(cell)) return centsText(cell.cents, true);
+  if (isMoney(cell)) return moneyText(cell);
+  if (isAmounts(cell)) return cell.amounts.map(moneyText).join('\n');
   return String(cell);
 }
 
 /** Whether a cell reads as a number (right-aligned). */
-export const isNumeric = (cell: TableCell): boolean => typeof cell === 'number' || isMoney(cell) || (typeof cell === 'string' && /^-?[\d,]+(\.\d+)?( %)?$/.test(cell));
+export const isNumeric = (cell: TableCell): boolean =>
+  typeof cell === 'number' || isMoney(cell) || isAmounts(cell) || (typeof cell === 'string' && /^-?[\d,]+(\.\d+)?( %)?$/.test(cell));
+
+/** What a table without rows says instead: one line. */
+export const emptyText = (table: TableBlock): string => table.empty ?? 'None.';
+
+/** Whether a table's column is right-aligned: as its options say, else where it holds numbers (and nothing else). */
+export function rightAligned(table: TableBlock, column: number): boolean {
+  const align = table.columns?.[column]?.align;
+  if (align) return align === 'right';
+  const filled = table.rows.map((row) => row[column] ?? null).filter((cell) => cell !== null && cell !== '');
+  return filled.length > 0 && filled.every(isNumeric);
+}
+
+/**
+ * A table as printed (PDF and HTML): without the columns only a spreadsheet shows, and with
+ * each column's alignment, right where it holds numbers (or its options say so).
+ */
+export function printedTable(table: TableBlock): { headers: string[]; rows: TableCell[][]; right: boolean[]; columns: number[] } {
+  const columns = table.headers.map((_, column) => column).filter((column) => !table.columns?.[column]?.sheetOnly);
+  const right = columns.map((column) => rightAligned(table, column));
+  return { headers: columns.map((column) => table.headers[column]), rows: table.rows.map((row) => columns.map((column) => row[column] ?? null)), right, columns };
+}
 
 /** A progress bar for a percentage (null: no target, no bar). */
 export const progressBar = (percent: number | null): Bar => ({ bar: percent, grade: grade(percent), label: percentText(percent) });

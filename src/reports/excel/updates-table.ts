@@ -1,6 +1,6 @@
 /** project-updates-simple-table as Excel: sheet `UpdatesTable` (spec/reports.md). */
 import type { UpdatesModel } from '../project-updates.ts';
-import { cells, headerRow, newWorkbook, sizeColumns, workbookBytes } from './workbook.ts';
+import { cells, FONT, headerRow, newWorkbook, sizeColumns, workbookBytes } from './workbook.ts';
 
 export const UPDATE_HEADERS = ['Update title', 'Update text', 'Created at', 'Event date', 'First name', 'Last name', 'URL'];
 
@@ -8,7 +8,7 @@ export async function updatesWorkbook(model: UpdatesModel): Promise<Buffer> {
   const workbook = newWorkbook();
   const sheet = workbook.addWorksheet('UpdatesTable');
   sheet.getCell('A1').value = 'Project Updates Review';
-  sheet.getCell('A1').font = { bold: true };
+  sheet.getCell('A1').font = { ...FONT, bold: true };
   sheet.mergeCells('A1:B1');
   sheet.getRow(2).values = ['Project title', model.project.title];
   sheet.getRow(3).values = ['Project #', model.project.id];

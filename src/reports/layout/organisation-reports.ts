@@ -1,6 +1,9 @@
-/** projects-overview and data-quality laid out (spec/reports.md): the same blocks for PDF, HTML and Excel. */
-import type { Block, ReportDocument, TableCell } from '../document.ts';
-import { centsText } from '../numbers.ts';
+/**
+ * projects-overview and data-quality laid out (spec/reports.md): the same blocks for PDF, HTML
+ * and Excel. Columns are sized from their content by each renderer; a section without rows says
+ * "None.".
+ */
+import type { Amounts, Block, ReportDocument, TableCell } from '../document.ts';
 import type { DataQuality } from '../data-quality.ts';
 import type { PartnerProject } from '../organisation-projects.ts';
 import { projectStatus } from '../organisation-projects.ts';
@@ -10,12 +13,15 @@ const STATUS_NAMES = { planned: 'Planned (not started)', active: 'Active (starte
 
 const joinedCountries = (line: PartnerProject) => line.countries.join(', ');
 
-/** Budget and currency cells: one currency as money, several (rare) as a list. */
-function budgetCells(line: PartnerProject): [TableCell, TableCell] {
+/**
+ * Budget and currency cells: the budget as amounts with their currencies (one line each where a
+ * project has several; none is zero in the project's currency), and the currencies again for the
+ * spreadsheet's Currency column (the printed table leaves that column out).
+ */
+function budgetCells(line: PartnerProject): [Amounts, TableCell] {
   const entries = line.budget;
-  if (entries.length === 0) return [{ cents: 0n }, line.project.currency];
-  if (entries.length === 1) return [{ cents: entries[0][1] }, entries[0][0]];
-  return [entries.map(([currency, cents]) => `${currency} ${centsText(cents, true)}`).join('; '), entries.map(([currency]) => currency).join(', ')];
+  if (entries.length === 0) return [{ amounts: [{ cents: 0n, currency: line.project.currency || undefined }] }, line.project.currency];
+  return [{ amounts: entries.map(([currency, cents]) => ({ cents, currency })) }, entries.map(([currency]) => currency).join(', ')];
 }
 
 export function projectsOverviewDocument(model: ProjectsOverview): ReportDocument {
@@ -27,22 +33,23 @@ export function projectsOverviewDocument(model: ProjectsOverview): ReportDocumen
     {
       kind: 'table',
       headers: ['Statistic', 'Count'],
-      widths: [4, 1],
       rows: [['Projects (as a partner)', statistics.projects], ['Published projects', statistics.published], ['Unpublished projects', statistics.unpublished], ['Updates of published projects', statistics.updates], ['Users', statistics.users]],
     },
     { kind: 'heading', text: 'Published project funding', level: 1 },
-    { kind: 'table', headers: ['Currency', 'Budget'], widths: [4, 1], rows: model.funding.map(([currency, cents]) => [currency, { cents }]) },
+    { kind: 'table', headers: ['Currency', 'Budget'], rows: model.funding.map(([currency, cents]) => [currency, { cents }]) },
     { kind: 'heading', text: 'Projects by status', level: 1 },
-    { kind: 'table', headers: ['Status', 'Projects'], widths: [4, 1], rows: model.byStatus.map(([status, count]) => [STATUS_NAMES[status], count]) },
+    { kind: 'table', headers: ['Status', 'Projects'], rows: model.byStatus.map(([status, count]) => [STATUS_NAMES[status], count]) },
     { kind: 'heading', text: 'Published projects by start year', level: 1 },
-    { kind: 'table', headers: ['Planned start year', 'Projects'], widths: [4, 1], rows: model.byStartYear },
+    // A year is a name here, not a quantity: it reads left, as the statuses and countries do.
+    { kind: 'table', headers: ['Planned start year', 'Projects'], columns: [{ align: 'left' }], rows: model.byStartYear },
     { kind: 'heading', text: 'Published project statistics by country', level: 1 },
-    { kind: 'table', headers: ['Country', 'Projects', 'Updates'], widths: [3, 1, 1], rows: model.byCountry.map((line) => [line.country, line.projects, line.updates]) },
+    { kind: 'table', headers: ['Country', 'Projects', 'Updates'], rows: model.byCountry.map((line) => [line.country, line.projects, line.updates]) },
     { kind: 'heading', text: 'Published project overview', level: 1 },
     {
       kind: 'table',
       headers: ['Countries', 'Title', 'Subtitle', 'Id', 'Status', 'Budget', 'Currency', 'Planned start', 'Planned end', 'Updates'],
-      widths: [2, 4, 3, 1, 1.7, 2.4, 1.9, 2.2, 2.2, 1.9],
+      // Printed, each amount names its currency: the Currency column is the spreadsheet's (where amounts are numbers).
+      columns: [undefined, undefined, undefined, undefined, undefined, undefined, { sheetOnly: true }],
       rows: model.published.map((line) => {
         const { project } = line;
         return [joinedCountries(line), project.title, project.subtitle, project.id, projectStatus(project, model.today), ...budgetCells(line), project.date_start_planned, project.date_end_planned, line.updates.length];
@@ -62,7 +69,8 @@ export function dataQualityDocument(model: DataQuality): ReportDocument {
     blocks.push({
       kind: 'table',
       headers: ['Id', 'Title', 'Planned start', 'Planned end', 'Country'],
-      widths: [1, 5, 1.8, 1.8, 2.5],
+      // The four lists line up: one set of column widths for all.
+      family: 'quality-list',
       rows: list.projects.map((line) => [line.project.id, line.project.title, line.project.date_start_planned, line.project.date_end_planned, joinedCountries(line)]),
       sheet: list.sheet,
     });

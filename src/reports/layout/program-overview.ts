@@ -20,8 +20,8 @@ function periodBlocks(period: ProgramPeriod, percentage: boolean): Block[] {
   return [
     { kind: 'heading', text: `${periodText(period.start, period.end)}: target ${period.target ? `${period.target}${unit}` : 'not set'}, ${aggregateText(period)}`, level: 3 },
     percentage
-      ? { kind: 'table', headers: ['Level', 'Project', 'Countries', 'Actual %'], widths: [0.8, 5, 3, 1.6], rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual]) }
-      : { kind: 'table', headers: ['Level', 'Project', 'Countries', 'Actual', 'Share'], widths: [0.8, 4, 2.5, 1.4, 2], rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual, shareBar(line.share)]) },
+      ? { kind: 'table', family: 'percentages', headers: ['Level', 'Project', 'Countries', 'Actual %'], rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual]) }
+      : { kind: 'table', family: 'contributions', headers: ['Level', 'Project', 'Countries', 'Actual', 'Share'], rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual, shareBar(line.share)]) },
   ];
 }
 

@@ -42,7 +42,8 @@ function periodRows(period: PeriodLine, disaggregations: readonly Disaggregation
 }
 
 function indicatorBlocks(indicator: IndicatorLine, model: ProjectResults, comments: boolean): Block[] {
-  const baseline = indicator.baselineYear === null && indicator.baselineValue === null ? 'none' : `${indicator.baselineValue ?? ''}${indicator.baselineYear === null ? '' : ` (${indicator.baselineYear})`}`;
+  const value = indicator.baselineValue?.trim() ? indicator.baselineValue : null;
+  const baseline = `${value ?? 'none'}${indicator.baselineYear === null ? '' : ` (${indicator.baselineYear})`}`;
   const blocks: Block[] = [{ kind: 'heading', text: indicator.title || 'Untitled indicator', level: 3 }];
   if (indicator.description) blocks.push({ kind: 'paragraph', text: indicator.description });
   blocks.push({ kind: 'paragraph', text: `${indicator.quantitative ? `Measure: ${indicator.measure}. ` : 'Qualitative. '}Baseline: ${baseline}.`, muted: true });
@@ -56,7 +57,8 @@ function indicatorBlocks(indicator: IndicatorLine, model: ProjectResults, commen
   }
   const headers = ['Period', 'Target', 'Actual', 'Progress', ...(comments ? ['Target comment', 'Actual comment'] : [])];
   const rows = indicator.periods.flatMap((period) => periodRows(period, model.disaggregations, comments));
-  return [...blocks, { kind: 'table', headers, rows, widths: comments ? [3, 1.3, 1.3, 1.8, 2.5, 2.5] : [3, 1.5, 1.5, 2] }];
+  // Every indicator's periods in columns of the same widths, from all of their content: the tables line up down the report.
+  return [...blocks, { kind: 'table', headers, rows, family: 'periods' }];
 }
 
 export function resultsFrameworkDocument(header: ProjectHeader, model: ProjectResults, context: ReportContext): ReportDocument {

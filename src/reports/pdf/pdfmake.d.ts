@@ -16,6 +16,7 @@ declare module 'pdfmake' {
   export interface DocumentDefinition {
     info?: Record<string, string>;
     pageSize?: string;
+    pageOrientation?: 'portrait' | 'landscape';
     pageMargins?: [number, number, number, number];
     defaultStyle?: Record<string, unknown>;
     content: Content[];
