@@ -43,7 +43,7 @@ for (const store of testStores()) {
       }
     });
 
-    test('a client that leaves frees its place: a waiting one leaves the line, a served one frees its thread', async () => {
+    test('a client that leaves frees its place: a waiting one leaves the line, a served one frees its thread', { timeout: 120_000 }, async () => {
       const pool = new ReportPool({ databaseUrl: server.url, threads: 1, perCaller: 5, queue: 5 });
       try {
         const leaving = new AbortController();
@@ -68,7 +68,7 @@ for (const store of testStores()) {
       }
     });
 
-    test('reads are answered while the threads are busy; past its limit a caller gets 429, past the line\u2019s a crowd 503', async () => {
+    test('reads are answered while the threads are busy; past its limit a caller gets 429, past the line\u2019s a crowd 503', { timeout: 120_000 }, async () => {
       const pool = new ReportPool({ databaseUrl: server.url, threads: 1, perCaller: 2, queue: 1 });
       const app = server.app.services;
       const before = app.reports;

@@ -5,6 +5,7 @@
  * sends the file back: whole, as the task's result, or (the organisation export, too large to
  * hold) in parts over the task's port, a few parts ahead of what the client has taken.
  */
+import type { Readable } from 'node:stream';
 import type { MessagePort } from 'node:worker_threads';
 import { workerData } from 'piscina';
 import type { Caller } from '../resources/define.ts';
@@ -64,14 +65,20 @@ export default async function makeReport(task: ReportTask): Promise<ReportResult
     // A whole file is copied to the server (a few megabytes at most: nothing beside making it).
     if (Buffer.isBuffer(body)) return { type, bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) };
     task.port.postMessage({ kind: 'start', type } satisfies PortMessage);
+    // Read part by part, and given up at once when the client leaves: the task ends then, whatever
+    // the export is waiting for (it stops at its next batch), so the thread is free for the next.
+    const parts = (body as Readable)[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const left = new Promise<null>((resolve) => abandoned.signal.addEventListener('abort', () => resolve(null), { once: true }));
     let sent = 0;
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      if (abandoned.signal.aborted) break;
-      const bytes = Uint8Array.from(chunk);
+    while (!abandoned.signal.aborted) {
+      const next = await Promise.race([parts.next(), left]);
+      if (next === null || next.done) break;
+      const bytes = Uint8Array.from(next.value);
       task.port.postMessage({ kind: 'part', bytes } satisfies PortMessage, [bytes.buffer]);
       sent += 1;
       while (sent - taken >= AHEAD && !abandoned.signal.aborted) await new Promise<void>((resolve) => (wake = resolve));
     }
+    if (abandoned.signal.aborted) (body as Readable).destroy();
     task.port.postMessage({ kind: 'end' } satisfies PortMessage);
     return { type, streamed: true };
   } finally {
