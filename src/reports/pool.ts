@@ -53,10 +53,12 @@ export class ReportPool {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly held = new Map<string, number>();
+  /** Threads of the pool: as many as asked for, at most one per core. */
+  private readonly threads: number;
 
   constructor(options: ReportPoolOptions) {
     this.options = options;
-    const threads = Math.max(1, Math.min(options.threads, availableParallelism()));
+    const threads = (this.threads = Math.max(1, Math.min(options.threads, availableParallelism())));
     this.pool = new Piscina({
       filename: THREAD, minThreads: options.eager ? threads : 0, maxThreads: threads, idleTimeout: Infinity, execArgv: execArgv(),
       // The lowest priority (where the system lets a thread lower its own): a core the API wants is the API's.
@@ -77,7 +79,7 @@ export class ReportPool {
   async make(task: Omit<ReportTask, 'port'>, caller: string, signal: AbortSignal): Promise<MadeReport> {
     const mine = this.held.get(caller) ?? 0;
     if (mine >= this.options.perCaller) throw new TooManyReports();
-    if (this.running >= this.options.threads && this.waiting.length >= this.options.queue) throw new ReportsBusy();
+    if (this.running >= this.threads && this.waiting.length >= this.options.queue) throw new ReportsBusy();
     this.held.set(caller, mine + 1);
     let released = false;
     const release = () => {
@@ -102,6 +104,8 @@ export class ReportPool {
       this.waiting.shift()?.();
     };
     try {
+      // A client that left while its turn came (an abort seen before `run` listens for it).
+      if (signal.aborted) throw signal.reason;
       return await this.run(task, signal, finished);
     } catch (error) {
       finished();
@@ -111,7 +115,7 @@ export class ReportPool {
 
   /** Resolves when a thread is this download's; rejects when the client leaves first. */
   private async turn(signal: AbortSignal): Promise<void> {
-    if (this.running < this.options.threads) {
+    if (this.running < this.threads) {
       this.running += 1;
       return;
     }
