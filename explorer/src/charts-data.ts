@@ -243,12 +243,13 @@ export type DimensionNames = ReadonlyMap<number, { dimension: string; value: str
 
 /**
  * Disaggregation targets counted per dimension value ("Sex: Female"), largest first; their values
- * are not added (each target is in its own indicator's unit). Without names, ids say which (the value's first).
+ * are not added (each target is in its own indicator's unit). A value missing from the names (made
+ * since they were read) is shown by its ids.
  */
-export function targetsPerDimensionValue(rows: readonly Row[], names: DimensionNames | null): ChartData {
+export function targetsPerDimensionValue(rows: readonly Row[], names: DimensionNames): ChartData {
   const keyOf = (row: Row) => {
     if (row.dimension_value === null || row.dimension_value === undefined) return 'No dimension value stated';
-    const named = names?.get(Number(row.dimension_value));
+    const named = names.get(Number(row.dimension_value));
     return named ? `${named.dimension}: ${named.value}` : `Value #${row.dimension_value} of dimension #${row.dimension_name ?? '?'}`;
   };
   return cutKeys(largestKeysFirst(sums(rows, keyOf, () => 'Targets', () => 1)), MOST_BARS, (others) => `The other ${others} values`);

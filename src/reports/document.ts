@@ -54,8 +54,7 @@ export type Block =
   /**
    * Numbers are right-aligned. Column widths come from the content: each column at least as wide
    * as its longest word, the rest shared in proportion to its text (a bar column takes the bar's
-   * width). `widths` (relative units) is no longer used: the content decides. `columns` says more
-   * of single columns; `family` names tables that line up (the same widths, from all of their
+   * width). `columns` says more of single columns; `family` names tables that line up (the same widths, from all of their
    * content: a period table per indicator, say); `empty` is what a table without rows says
    * instead (default `None.`); `sheet` puts the table on a sheet of its own in Excel.
    */
@@ -63,8 +62,6 @@ export type Block =
     kind: 'table';
     headers: readonly string[];
     rows: readonly (readonly TableCell[])[];
-    /** @deprecated The PDF and HTML size columns from their content. */
-    widths?: readonly number[];
     columns?: readonly (TableColumn | undefined)[];
     family?: string;
     empty?: string;

@@ -36,7 +36,7 @@ export const RETRY_AFTER_SECONDS = 5;
 export class TooManyReports extends Error {}
 export class ReportsBusy extends Error {}
 
-/** A file being made: its media type and bytes (a stream for the exports), and when its thread is free. */
+/** A file made on a thread: its media type and bytes (a stream for the exports). */
 export interface MadeReport {
   type: string;
   body: Buffer | Readable;

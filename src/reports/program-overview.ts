@@ -112,26 +112,37 @@ function rootPeriods(team: readonly Member[], models: readonly ProjectResults[])
     }
     return byKey.get(project.parent)?.get(place.key);
   };
-  const parentPeriod = (place: Place, period: PeriodLine): PeriodLine | undefined => {
+  /** The parent project's period this one counts toward, with its place; none where it has none. */
+  const parentPeriod = (place: Place, period: PeriodLine): { place: Place; period: PeriodLine } | undefined => {
     const parent = parentIndicator(place);
     if (!parent) return undefined;
     const byLink = periodById.get(period.parentPeriod ?? NaN);
-    if (byLink) return byLink.place === parent ? byLink.period : undefined;
-    return parent.indicator.periods.find((candidate) => candidate.start === period.start && candidate.end === period.end);
+    if (byLink) return byLink.place === parent ? byLink : undefined;
+    const byDates = parent.indicator.periods.find((candidate) => candidate.start === period.start && candidate.end === period.end);
+    return byDates && { place: parent, period: byDates };
   };
 
+  // Each step goes one level up (a parent is the member's project.parent), so every walk ends.
   const found = new Map<PeriodLine, PeriodLine | null>();
-  const rootOf = (place: Place, period: PeriodLine, depth: number): PeriodLine | null => {
+  const rootOf = (place: Place, period: PeriodLine): PeriodLine | null => {
     if (place.member.level === 0) return period;
     const known = found.get(period);
     if (known !== undefined) return known;
-    const parent = depth < team.length ? parentPeriod(place, period) : undefined;
-    const root = parent ? rootOf(periodById.get(parent.id)!.place, parent, depth + 1) : null;
+    const parent = parentPeriod(place, period);
+    const root = parent ? rootOf(parent.place, parent.period) : null;
     found.set(period, root);
     return root;
   };
-  for (const place of all.flat()) for (const period of place.indicator.periods) rootOf(place, period, 0);
+  for (const place of all.flat()) for (const period of place.indicator.periods) rootOf(place, period);
   return found;
+}
+
+/** `292.00`, `45.50 % (mean of 3 projects)`, or `none`: an aggregate as every format words it. */
+export function aggregateText(period: ProgramPeriod): string {
+  if (period.aggregated === '') return 'none';
+  if (period.aggregation.kind === 'sum') return period.aggregated;
+  const { count, projects } = period.aggregation;
+  return `${period.aggregated} % (mean of ${count} ${count === projects ? (count === 1 ? 'project' : 'projects') : 'values'})`;
 }
 
 const numeric = (text: string) => text.trim() !== '' && Number.isFinite(Number(text));

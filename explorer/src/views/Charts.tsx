@@ -7,7 +7,7 @@
  * Plot (loaded with this view only), each with its numbers in a table for those who cannot see it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call, readAll, type Page, type Row } from '../api';
+import { call, messageOf, readAll, type Page, type Row } from '../api';
 import {
   budgetByLabel, budgetByYear, budgetCurrency, coloursOf, currencies, NO_CURRENCY, NO_DATE, PALETTE, projectsPerRegion, targetsPerDimensionValue,
   transactionCurrency, transactionCurrencyCodes, transactionsByTypeAndYear, type Bar, type ChartData, type Currency, type DimensionNames,
@@ -22,8 +22,8 @@ export type Plot = typeof import('@observablehq/plot');
 interface Records {
   rows: Row[];
   count: number;
-  /** The names of dimension values (targets only), null when the service offers none. */
-  names: DimensionNames | null;
+  /** The names of dimension values (targets only; empty for the other charts). */
+  names: DimensionNames;
 }
 
 type CurrencyOf = (row: Row) => { key: string; code: string; name: string };
@@ -91,8 +91,8 @@ const CHARTS: ChartSpec[] = [
   {
     id: 'targets', title: 'Disaggregation targets per dimension value', list: 'disaggregation_target', byProject: 'period__indicator__result__project', noun: 'disaggregation targets',
     data: ({ rows, names }) => targetsPerDimensionValue(rows, names), horizontal: true, unit: () => 'Targets', keyHeading: 'Dimension: value', names: true,
-    sentence: (_, { names }) =>
-      `Number of disaggregation targets set for each dimension value (counted, not added: each target is in its own indicator's unit)${names ? '' : '; the service gives no names of dimensions, so they are shown by their ids'}.`,
+    sentence: () =>
+      "Number of disaggregation targets set for each dimension value (counted, not added: each target is in its own indicator's unit).",
   },
 ];
 
@@ -162,16 +162,13 @@ interface DimensionValueName {
   value: string;
 }
 
-/**
- * The names of the dimension values the caller may see, from /explorer/api/dimension-values/
- * (paged as the lists are); null when the service does not offer them.
- */
-async function dimensionNames(project: string | null): Promise<DimensionNames | null> {
+/** The names of the dimension values the caller may see, from /explorer/api/dimension-values/ (paged as the lists are). */
+async function dimensionNames(project: string | null): Promise<DimensionNames> {
   const names = new Map<number, { dimension: string; value: string }>();
   let path: string | null = `/explorer/api/dimension-values/?${new URLSearchParams(project ? { name__project: project, limit: '1000' } : { limit: '1000' })}`;
   while (path) {
-    const answer: { ok: boolean; body: Page<DimensionValueName> } = await call<Page<DimensionValueName>>(path);
-    if (!answer.ok || !Array.isArray(answer.body?.results)) return null;
+    const answer: { ok: boolean; status: number; body: Page<DimensionValueName> } = await call<Page<DimensionValueName>>(path);
+    if (!answer.ok) throw new Error(messageOf(answer.body, answer.status));
     for (const row of answer.body.results) names.set(row.id, { dimension: row.dimension, value: row.value });
     path = answer.body.next;
   }
@@ -192,7 +189,7 @@ function Chart({ chart, project, read }: { chart: ChartSpec; project: string | n
     const query = new URLSearchParams(project ? { [chart.byProject]: project } : {});
     let current = true;
     const progress = (done: number, count: number) => current && setNote(`Read ${done.toLocaleString('en')} of ${count.toLocaleString('en')} ${chart.noun}…`);
-    Promise.all([read(chart.list, query, progress), chart.names ? dimensionNames(project) : null]).then(
+    Promise.all([read(chart.list, query, progress), chart.names ? dimensionNames(project) : new Map()]).then(
       ([{ rows, count }, names]) => {
         if (!current) return;
         setRecords({ rows, count, names });

@@ -7,7 +7,7 @@
  * headings across the top do not widen them); every sheet prints landscape, as wide as the page.
  */
 import type ExcelJS from 'exceljs';
-import { cellText, emptyText, isAmounts, isBar, isMoney, rightAligned, type Block, type ReportDocument, type TableCell } from '../document.ts';
+import { emptyText, isAmounts, isBar, isMoney, rightAligned, type Block, type ReportDocument, type TableCell } from '../document.ts';
 import { centsText } from '../numbers.ts';
 import { FONT, newWorkbook, printable, sizeColumns, styleHeader, workbookBytes } from './workbook.ts';
 
@@ -19,7 +19,6 @@ function value(cell: TableCell): ExcelJS.CellValue {
   // One amount is a number (its currency is in a column of its own); several, a text that names each currency.
   if (isAmounts(cell)) return cell.amounts.length === 1 ? Number(cell.amounts[0].cents) / 100 : cell.amounts.map((money) => `${money.currency ?? ''} ${centsText(money.cents, true)}`.trim()).join('; ');
   if (isBar(cell)) return cell.bar;
-  if (typeof cell === 'object') return cellText(cell);
   return cell;
 }
 

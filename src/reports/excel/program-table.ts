@@ -2,9 +2,8 @@
  * program-overview-table as Excel: one sheet per result type, a row per contribution to each
  * period (spec/reports.md). A percentage's aggregate is a mean, said in the cell's note.
  */
-import { aggregateText } from '../layout/program-overview.ts';
 import { reportingPeriod } from '../numbers.ts';
-import type { ProgramOverview } from '../program-overview.ts';
+import { aggregateText, type ProgramOverview } from '../program-overview.ts';
 import { RESULT_TYPES } from '../project-results.ts';
 import { cells, headerRow, newWorkbook, numeric, sizeColumns, workbookBytes } from './workbook.ts';
 
@@ -25,7 +24,7 @@ export async function programWorkbook(model: ProgramOverview): Promise<Buffer> {
         for (const period of indicator.periods) {
           for (const line of period.contributions) {
             const row = sheet.addRow(cells([result.title, indicator.title, reportingPeriod(period.start, period.end), line.level, line.title, line.countries.join(', '), numeric(period.target), numeric(period.aggregated), numeric(line.actual), line.share]));
-            if (period.aggregation.kind === 'mean' && period.aggregated !== '') row.getCell(8).note = aggregateText(period).replace('aggregated actual ', 'Aggregated actual: ');
+            if (period.aggregation.kind === 'mean' && period.aggregated !== '') row.getCell(8).note = `Aggregated actual: ${aggregateText(period)}`;
           }
         }
       }

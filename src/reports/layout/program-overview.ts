@@ -5,20 +5,12 @@
  */
 import { shareBar, type Block, type ReportDocument } from '../document.ts';
 import { periodText } from '../numbers.ts';
-import type { ProgramOverview, ProgramPeriod } from '../program-overview.ts';
-
-/** `aggregated actual 45.50 % (mean of 3 projects)`, `aggregated actual 292.00`, or none. */
-export function aggregateText(period: ProgramPeriod): string {
-  if (period.aggregated === '') return 'aggregated actual none';
-  if (period.aggregation.kind === 'sum') return `aggregated actual ${period.aggregated}`;
-  const { count, projects } = period.aggregation;
-  return `aggregated actual ${period.aggregated} % (mean of ${count} ${count === projects ? (count === 1 ? 'project' : 'projects') : 'values'})`;
-}
+import { aggregateText, type ProgramOverview, type ProgramPeriod } from '../program-overview.ts';
 
 function periodBlocks(period: ProgramPeriod, percentage: boolean): Block[] {
   const unit = percentage ? ' %' : '';
   return [
-    { kind: 'heading', text: `${periodText(period.start, period.end)}: target ${period.target ? `${period.target}${unit}` : 'not set'}, ${aggregateText(period)}`, level: 3 },
+    { kind: 'heading', text: `${periodText(period.start, period.end)}: target ${period.target ? `${period.target}${unit}` : 'not set'}, aggregated actual ${aggregateText(period)}`, level: 3 },
     percentage
       ? { kind: 'table', family: 'percentages', headers: ['Level', 'Project', 'Countries', 'Actual %'], rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual]) }
       : { kind: 'table', family: 'contributions', headers: ['Level', 'Project', 'Countries', 'Actual', 'Share'], rows: period.contributions.map((line) => [line.level, line.title, line.countries.join(', '), line.actual, shareBar(line.share)]) },
