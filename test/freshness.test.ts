@@ -109,12 +109,12 @@ for (const store of testStores()) {
 
     const json = { 'content-type': 'application/json' };
 
-    test('a new link leaves the budget items cached, count and answer; the links are counted afresh', async () => {
+    test('a new link leaves the budget items cached, count and answer; the links are counted again in its project', async () => {
       const first = await request(server.base, '/rest/v1/budget_item/?ordering=-amount');
       assert.equal(first.status, 200);
       assert.equal((await request(server.base, '/rest/v1/budget_item/?ordering=-amount')).text, first.text); // kept the second time
       const links = (await request(server.base, '/rest/v1/link/')).body.count as number;
-      const counted = server.reader.counts.misses;
+      const counted = server.reader.projectCounts.figures();
       const hits = stats().hits;
 
       const created = await request(server.base, '/rest/v1/link/', { method: 'POST', headers: { ...admin, ...json }, body: JSON.stringify({ project: 1, kind: 'A', url: 'https://example.org/fresh', caption: 'Fresh' }) });
@@ -124,11 +124,12 @@ for (const store of testStores()) {
       assert.equal(again.text, first.text);
       assert.equal(stats().hits, hits + 1, 'the budget items answered from the cache');
       assert.equal((await request(server.base, '/rest/v1/budget_item/?ordering=amount')).status, 200);
-      assert.equal(server.reader.counts.misses, counted, 'the budget items not counted again');
+      assert.deepEqual(server.reader.projectCounts.figures(), { ...counted, hits: counted.hits + 1 }, 'the budget items not counted again');
 
       const after = await request(server.base, '/rest/v1/link/');
       assert.equal(after.body.count, links + 1);
-      assert.equal(server.reader.counts.misses, counted + 1, 'the links counted again');
+      const { misses, projectsCounted } = server.reader.projectCounts.figures();
+      assert.deepEqual([misses, projectsCounted], [counted.misses, counted.projectsCounted + 1], 'the links counted again in project 1 only');
       assert.ok((after.body.results as { url: string }[]).some((link) => link.url === 'https://example.org/fresh'));
     });
 

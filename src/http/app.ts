@@ -100,7 +100,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.decorate('services', services);
   metrics.watch({
     responseCache: () => responses.stats(),
-    countCache: () => ({ hits: reader.counts.hits, misses: reader.counts.misses, entries: reader.counts.size }),
+    countCache: () => {
+      const kept = reader.projectCounts.figures();
+      return { hits: reader.counts.hits + kept.hits, misses: reader.counts.misses + kept.misses, entries: reader.counts.size + kept.histograms };
+    },
     deepPages: () => ({ hits: reader.lists.hits, misses: reader.lists.misses, ids: reader.orders.weighs + reader.lists.weighs }),
     pool: () => options.engine.poolStats(),
     reports: () => services.reports?.load ?? null,

@@ -11,6 +11,19 @@ import type { CacheFigures } from './caches.ts';
 import type { Transaction } from 'kysely';
 import type { Database, Engine, Versions } from './engine/index.ts';
 
+/**
+ * What a change tells the caches besides the tables it wrote: for a table whose records belong to
+ * projects, which projects' records it wrote (the old and the new one of a record moved). Counts
+ * kept per project (counts.ts) then count again those projects only; a table written without
+ * naming them is counted again whole.
+ */
+export interface ChangeLog {
+  projects(table: string, projects: Iterable<number | null>): void;
+}
+
+/** The change log keeps the last LOG_VERSIONS versions; a reader further behind counts again whole. */
+export const LOG_VERSIONS = 100_000;
+
 export interface ChangeOptions {
   /**
    * How long to wait for another writer (an import holds the data for its whole run) before
@@ -41,7 +54,7 @@ export function stamp(versions: Versions, tables: readonly string[]): number {
  * The data version is written first, so it is where writers wait for each other. A busy database
  * (one that does not wait for its locks itself) is tried again after a pause, until the wait is over.
  */
-export async function changeData<T>(engine: Engine, tables: readonly string[], change: (trx: Transaction<Database>) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+export async function changeData<T>(engine: Engine, tables: readonly string[], change: (trx: Transaction<Database>, log: ChangeLog) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
   const wait = options.lockWaitMs ?? API_LOCK_WAIT_MS;
   const deadline = Date.now() + wait;
   for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
@@ -56,7 +69,15 @@ export async function changeData<T>(engine: Engine, tables: readonly string[], c
             .onConflict((conflict) => conflict.column('name').doUpdateSet({ version })).execute();
         }
         await engine.announceChange(trx);
-        const result = await change(trx);
+        const touched = new Map<string, Set<number>>();
+        const result = await change(trx, {
+          projects(table, projects) {
+            let set = touched.get(table);
+            if (!set) touched.set(table, (set = new Set()));
+            for (const project of projects) if (project !== null) set.add(project);
+          },
+        });
+        await logChange(trx, Number(version), tables, touched);
         // No answer made from here on may trust the versions read before the change.
         engine.changed();
         return result;
@@ -68,6 +89,35 @@ export async function changeData<T>(engine: Engine, tables: readonly string[], c
       engine.changed();
     }
   }
+}
+
+/**
+ * Each table a change wrote, in the change log at its version: a row per project it named, or
+ * one row without a project (the whole table). Every move of a table's version is logged, so a
+ * reader that saw the table at an older version learns from the log what changed since.
+ */
+async function logChange(trx: Transaction<Database>, version: number, tables: readonly string[], touched: ReadonlyMap<string, ReadonlySet<number>>): Promise<void> {
+  const rows = [...new Set(tables)].flatMap((tbl): { version: number; tbl: string; project: number | null }[] => {
+    const projects = touched.get(tbl);
+    return projects ? [...projects].map((project) => ({ version, tbl, project })) : [{ version, tbl, project: null }];
+  });
+  if (rows.length) await trx.insertInto('change_log').values(rows).execute();
+  if (version % 1000 === 0) await trx.deleteFrom('change_log').where('version', '<', version - LOG_VERSIONS).execute();
+}
+
+/**
+ * The projects whose records of `table` changed after version `from` up to `to`, or null where
+ * the log does not say (a change of the whole table, or a stretch older than the log keeps).
+ */
+export async function projectsChanged(engine: Engine, table: string, from: number, to: number): Promise<Set<number> | null> {
+  if (to - from > LOG_VERSIONS / 2) return null;
+  const rows = await engine.run(engine.db.selectFrom('change_log').select('project').where('tbl', '=', table).where('version', '>', from).where('version', '<=', to).compile());
+  const projects = new Set<number>();
+  for (const row of rows) {
+    if (row.project === null || row.project === undefined) return null;
+    projects.add(Number(row.project));
+  }
+  return projects;
 }
 
 const MAX_ENTRIES = 5000;

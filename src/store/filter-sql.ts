@@ -32,7 +32,9 @@ function condition(eb: Builder, dialect: Dialect, alias: string, term: FilterTer
   const key = (item: unknown) => (text ? sortKey(item as string) : dialect.toDb(term.field, item));
   switch (term.lookup) {
     case 'exact':
-      return value === null ? eb(plain, 'is', null) : eb(plain, '=', stored(value));
+      if (value === null) return eb(plain, 'is', null);
+      // Equal text has equal D7 keys: the key's index finds the candidates, the text decides.
+      return text ? eb.and([eb(keyed, '=', key(value)), eb(plain, '=', value)]) : eb(plain, '=', stored(value));
     case 'iexact':
       return eb(keyed, '=', key(value));
     case 'contains': return like(dialect, plain, `%${likeEscaped(value as string)}%`);

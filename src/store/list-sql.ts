@@ -5,12 +5,12 @@
  */
 import { sql, type AliasedRawBuilder, type Kysely } from 'kysely';
 import type { FilterTree } from '../query/filters.ts';
-import { storedFields, type Caller, type Entity, type OrderTerm, type Resource, type StoredField } from '../resources/define.ts';
+import { projectPathOf, SERVICE, storedFields, type Caller, type Entity, type OrderTerm, type Resource, type StoredField } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
 import { orderColumn } from './columns.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { whereFilters } from './filter-sql.ts';
-import { column, visibleRecords, type Query } from './visibility.ts';
+import { column, towardsProject, visibleRecords, type Query } from './visibility.ts';
 
 export interface PageRequest {
   order: readonly OrderTerm[];
@@ -99,6 +99,20 @@ export async function markQuery(engine: Engine, resource: Resource, caller: Call
   let ids = (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));
   if (from !== null) ids = ids.where(column('t', 'id'), descending ? '<=' : '>=', from);
   return ids.orderBy(column('t', 'id'), descending ? 'desc' : 'asc').limit(1).offset(from === null ? 0 : step);
+}
+
+/**
+ * How many records match the filters per project (whoever may see them), for the projects given
+ * or all: `project` and `count` (project-counts.ts). Records whose path to a project is broken
+ * count under no project.
+ */
+export function projectCountsQuery(engine: Engine, resource: Resource, filters: FilterTree | undefined, projects?: readonly number[]): Query {
+  const path = projectPathOf(resource);
+  if (!path || path.length === 0) throw new Error(`${resource.name}: its records belong to no project`);
+  const owner = towardsProject(engine.db.selectFrom(`${resource.table} as t`), 't', entityOf(resource.table), path, 'p', 'leftJoin');
+  let query = whereFilters(owner.query, engine, SERVICE, filters);
+  if (projects) query = query.where(engine.dialect.inList(owner.project as never, engine.dialect.listParameter(projects)));
+  return query.select([owner.project.as('project'), sql<number | string>`count(*)`.as('count')]).groupBy(owner.project as never);
 }
 
 /** One record the caller may see, by id; `db` is the transaction a write reads it in. */

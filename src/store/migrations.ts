@@ -105,6 +105,18 @@ const MIGRATIONS: Migration[] = [
       }
     },
   },
+  {
+    version: 8,
+    name: 'the change log: which projects each change wrote records of, so that counts are kept rather than made again',
+    async up(db) {
+      await db.schema.createTable('change_log')
+        .addColumn('version', 'integer', (column) => column.notNull())
+        .addColumn('tbl', 'text', (column) => column.notNull())
+        .addColumn('project', 'integer')
+        .execute();
+      await db.schema.createIndex('change_log_tbl_version').on('change_log').columns(['tbl', 'version']).execute();
+    },
+  },
 ];
 
 /** Every table's next generated id above its largest id (see Dialect.syncGeneratedIds). */

@@ -14,6 +14,7 @@ import { fromColumns } from './columns.ts';
 import { sizeOnly, type CacheDescription } from './caches.ts';
 import { stamp, VersionedCache } from './data-version.ts';
 import { IdSet } from './idset.ts';
+import { ProjectCounts } from './project-counts.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { countQuery, markQuery, matchQuery, orderQuery, pageQuery, recordQuery, selectColumns, type PageRequest, type Seek } from './list-sql.ts';
 import { column, editableAmong, seenAmong, visibilityKey } from './visibility.ts';
@@ -69,6 +70,8 @@ export class Reader {
   readonly engine: Engine;
   /** Counts per list as a caller sees it and per version of its tables (read by the metrics). */
   readonly counts = new VersionedCache<number>();
+  /** Counts of lists whose records belong to projects, kept per project across writes. */
+  readonly projectCounts: ProjectCounts;
   /** Noted positions of lists in id order (see SEEK_STEP), per list as a caller sees it. */
   readonly marks = new VersionedCache<Marks>();
   /** Tables' ids in the orders deep pages asked for (see ORDERED_MAX), per version of the table. */
@@ -89,11 +92,13 @@ export class Reader {
 
   constructor(engine: Engine, options: { settledMs?: number } = {}) {
     this.engine = engine;
+    this.projectCounts = new ProjectCounts(engine);
     this.settledMs = options.settledMs ?? SETTLED_MS;
   }
 
   /** How many records the caller may see that match the filters; counted once per version of its tables. */
   async count(resource: Resource, caller: Caller, filters?: FilterTree): Promise<number> {
+    if (this.projectCounts.keeps(resource, filters)) return this.projectCounts.count(resource, caller, filters, filterKey(filters));
     const key = listKey(resource, caller, filters);
     const version = await this.stampOf(resource);
     const matched = this.matches.peek(version, key);
@@ -138,6 +143,7 @@ export class Reader {
       versioned('list_orders', this.lists, 'a list\'s ids in its order (deep pages)', 'resource, what the caller may see, filters, order', listTables, 'ids'),
       versioned('small_tables', this.tables, `the rows of a table of at most ${SMALL_TABLE.toLocaleString('en')} rows, by id`, 'table', 'a write to the table', 'rows'),
       versioned('page_statements', this.pages, 'a page\'s compiled SQL', 'resource, what the caller may see, filters, page, seek', listTables),
+      ...this.projectCounts.caches(),
       { name: 'related_statements', holds: 'the compiled SQL reading related rows by a column', key: 'table, column', bound: 'one per table and column', stale: 'never (no data in it)', figures: sizeOnly(this.related) },
     ];
   }

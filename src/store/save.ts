@@ -5,16 +5,16 @@
  * write it (resources.md). A refused write changes nothing.
  */
 import type { Kysely } from 'kysely';
-import { storedFields, type Caller, type Entity, type Resource, type Row, type StoredField } from '../resources/define.ts';
+import { projectPathOf, storedFields, type Caller, type Entity, type Resource, type Row, type StoredField } from '../resources/define.ts';
 import { ENTITY_BY_TABLE, entityOf } from '../resources/index.ts';
 import { checkRecord, cleanRecord, type Problem } from '../resources/validate.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import { nowCanonical } from '../text/time.ts';
 import { fromColumns, insertRecord, updateRecord } from './columns.ts';
-import { changeData } from './data-version.ts';
+import { changeData, type ChangeLog } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { oneRecord } from './reader.ts';
-import { mayWrite, seenAmong } from './visibility.ts';
+import { mayWrite, projectOf, seenAmong } from './visibility.ts';
 
 export type WriteKind = 'create' | 'replace' | 'patch';
 
@@ -79,7 +79,7 @@ export async function saveRecord(engine: Engine, resource: Resource, caller: Cal
 }
 
 async function writeRecord(engine: Engine, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
-  return changeData(engine, [resource.table], async (trx) => {
+  return changeData(engine, [resource.table], async (trx, log) => {
     const existing = id === null ? null : await oneRecord(engine, resource, caller, id, trx);
     if (id !== null && !existing) throw new WriteRefused('not_found');
     const service = resource.serviceFields ?? {};
@@ -99,6 +99,7 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
     problems.push(...(await uniqueProblems(trx, resource, record, id, skip)));
     if (problems.length) throw new WriteRefused('invalid', problems);
     if (!(await mayWrite(trx, resource, caller, kind, existing, record))) throw new WriteRefused('forbidden');
+    await logProjects(trx, log, resource, existing, record);
     if (existing && id !== null) {
       await updateRecord(engine, trx, resource, id, record);
       return id;
@@ -110,14 +111,22 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
 export async function deleteRecord(engine: Engine, resource: Resource, caller: Caller, id: number): Promise<void> {
   const nested = (resource.nested ?? []).map((collection) => collection.entity.table);
   const referring = referencesTo(resource.table).map(([entity]) => entity.table);
-  await changeData(engine, [resource.table, ...nested, ...referring], async (trx) => {
+  await changeData(engine, [resource.table, ...nested, ...referring], async (trx, log) => {
     const existing = await oneRecord(engine, resource, caller, id, trx);
     if (!existing) throw new WriteRefused('not_found');
     if (!(await mayWrite(trx, resource, caller, 'delete', existing, existing))) throw new WriteRefused('forbidden');
+    await logProjects(trx, log, resource, existing);
     for (const collection of resource.nested ?? []) await trx.deleteFrom(collection.entity.table).where(collection.parent, '=', id).execute();
     await detachReferences(trx, resource.table, id);
     await trx.deleteFrom(resource.table).where('id', '=', id).execute();
   });
+}
+
+/** The projects a write takes a record from and to, for the counts kept per project (data-version.ts, ChangeLog). */
+async function logProjects(db: Kysely<Database>, log: ChangeLog, resource: Resource, ...records: (Row | null)[]): Promise<void> {
+  if (!projectPathOf(resource)) return;
+  const projects = await Promise.all(records.map((record) => (record ? projectOf(db, resource, record) : null)));
+  log.projects(resource.table, projects);
 }
 
 /**

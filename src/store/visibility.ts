@@ -49,19 +49,41 @@ function partnerProjects(db: Kysely<Database>, organisations: readonly number[])
  */
 export function throughVisibleProject(engine: Engine, query: Query, caller: Caller, alias: string, entity: Entity, path: readonly string[], prefix: string): Query {
   if (caller.isAdmin) return query;
-  let at = alias;
-  path.forEach((foreignKey, hop) => {
-    const target = (entity.fields[foreignKey] as { references: string }).references;
-    const next = `${prefix}${hop}`;
-    query = query.innerJoin(`${target} as ${next}`, column(next, 'id') as never, column(at, foreignKey) as never);
-    at = next;
-    entity = entityOf(target);
-  });
+  // The project itself (an empty path), or the project its path leads to, joined.
+  const at = path.length === 0 ? alias : `${prefix}${path.length - 1}`;
+  if (path.length > 0) {
+    const owner = towardsProject(query, alias, entity, path, prefix);
+    query = owner.query.innerJoin(`project as ${at}`, column(at, 'id') as never, owner.project as never);
+  }
   // SQL fragments rather than expression builders: this predicate is part of nearly every query.
   const open = sql<SqlBool>`(${column(at, 'is_public')} = ${engine.dialect.true} and ${column(at, 'publishing_status')} = 'published')`;
   const organisations = [...caller.organisations.keys()];
   if (organisations.length === 0) return query.where(open);
   return query.where(sql<SqlBool>`(${open} or ${column(at, 'id')} in (${partnerProjects(engine.db, organisations)}))`);
+}
+
+/**
+ * `query` (over records of `entity` as `alias`) joined along `path` up to the record that names
+ * the project (joins aliased `${prefix}0`, `${prefix}1`, …), and that record's project column;
+ * with left joins, a record whose path is broken is kept, its project null.
+ */
+export function towardsProject(query: Query, alias: string, entity: Entity, path: readonly string[], prefix: string, join: 'innerJoin' | 'leftJoin' = 'innerJoin'): { query: Query; project: RawBuilder<unknown> } {
+  let at = alias;
+  path.slice(0, -1).forEach((foreignKey, hop) => {
+    const target = (entity.fields[foreignKey] as { references: string }).references;
+    const next = `${prefix}${hop}`;
+    const on = [column(next, 'id') as never, column(at, foreignKey) as never] as const;
+    query = join === 'leftJoin' ? query.leftJoin(`${target} as ${next}`, ...on) : query.innerJoin(`${target} as ${next}`, ...on);
+    at = next;
+    entity = entityOf(target);
+  });
+  return { query, project: column(at, path[path.length - 1]) };
+}
+
+/** The ids of the projects the caller may see (not for administrators: they see all). */
+export function visibleProjectsQuery(engine: Engine, caller: Caller): Query {
+  const projects: Query = engine.db.selectFrom('project as t').select(column('t', 'id').as('id'));
+  return throughVisibleProject(engine, projects, caller, 't', entityOf('project'), [], 'v');
 }
 
 /** Reports without organisations, and those of the caller's organisations. */

@@ -1,0 +1,203 @@
+/**
+ * Counts of the lists whose records belong to projects, kept per project and exact after every
+ * write without counting a table again.
+ *
+ * A list's count for a caller is the number of matching records in the projects the caller may
+ * see. So the matching records are counted once per project (a histogram, one grouped query per
+ * list and filters, whoever asks), and a caller's count is the sum over the projects they see
+ * (a set per kind of caller, made from the project table): counting a list of three million
+ * records costs a pass over some thousands of projects, not over the records.
+ *
+ * A write names the projects whose records it wrote in the change log (data-version.ts,
+ * ChangeLog); a histogram read after the table moved counts again only those projects (an
+ * indexed query over their records), in this process and in every other, since the log is in the
+ * database. A change the log does not detail (an import, a delete that detaches references, a
+ * change older than the log keeps) makes the histogram counted again whole. A project turned
+ * private changes no histogram: it leaves the sets of projects callers see.
+ *
+ * Histograms are kept for filters on the list's own fields; filters that follow foreign keys
+ * (which may depend on what the caller sees of the records they reach) are counted by the reader
+ * as before.
+ */
+import type { FilterTree } from '../query/filters.ts';
+import { projectPathOf, type Caller, type Resource } from '../resources/define.ts';
+import { entityOf } from '../resources/index.ts';
+import type { CacheDescription, CacheFigures } from './caches.ts';
+import { projectsChanged, stamp, VersionedCache } from './data-version.ts';
+import type { Engine, Versions } from './engine/index.ts';
+import { IdSet } from './idset.ts';
+import { projectCountsQuery } from './list-sql.ts';
+import { visibleProjectsQuery, visibilityKey } from './visibility.ts';
+
+/** Histograms kept, in projects with records in all (8 bytes each). */
+const HISTOGRAM_PROJECTS = 4_000_000;
+/** Sets of visible projects kept (one per kind of caller: anonymous, each set of organisations). */
+const VISIBLE_SETS = 1000;
+
+interface Histogram {
+  /** The version of the list's table it counts, and the stamp of the tables its path goes through. */
+  version: number;
+  path: number;
+  /** Projects (ascending) and their counts; a null project (a broken path) as -1. */
+  projects: Int32Array;
+  counts: Int32Array;
+  total: number;
+  /** Brought up to date one at a time: concurrent reads wait for the same update. */
+  updating: Promise<unknown>;
+}
+
+/** Whether the filters only look at the list's own fields (no foreign key followed). */
+function ownFieldsOnly(filters: FilterTree | undefined): boolean {
+  if (!filters) return true;
+  switch (filters.kind) {
+    case 'term': return filters.hops.length === 0;
+    case 'not': return ownFieldsOnly(filters.item);
+    default: return filters.items.every(ownFieldsOnly);
+  }
+}
+
+/** The tables between a resource's table and its project (the path's intermediate records). */
+function pathTables(resource: Resource): string[] {
+  const tables: string[] = [];
+  let entity = entityOf(resource.table);
+  for (const foreignKey of (projectPathOf(resource) ?? []).slice(0, -1)) {
+    const target = (entity.fields[foreignKey] as { references: string }).references;
+    tables.push(target);
+    entity = entityOf(target);
+  }
+  return tables;
+}
+
+export class ProjectCounts {
+  private readonly engine: Engine;
+  private readonly histograms = new Map<string, Promise<Histogram>>();
+  /** What each settled histogram holds (projects), and all of them. */
+  private readonly weights = new Map<string, number>();
+  private held = 0;
+  private hits = 0;
+  private misses = 0;
+  /** Projects counted again from the change log, and histograms counted again whole after a change. */
+  private projectsCounted = 0;
+  private wholeRecounts = 0;
+  /** The projects each kind of caller sees, per version of the project and partnership tables. */
+  readonly visible = new VersionedCache<IdSet>({ maxEntries: VISIBLE_SETS });
+
+  constructor(engine: Engine) {
+    this.engine = engine;
+  }
+
+  /** Whether this list's counts are kept here. */
+  keeps(resource: Resource, filters: FilterTree | undefined): boolean {
+    const path = projectPathOf(resource);
+    return path !== null && path.length > 0 && ownFieldsOnly(filters);
+  }
+
+  /** How many of the list's matching records the caller may see. */
+  async count(resource: Resource, caller: Caller, filters: FilterTree | undefined, filterKey: string): Promise<number> {
+    const versions = this.engine.versionNow() ?? (await this.engine.version());
+    const histogram = await this.current(resource, filters, `${resource.name}|${filterKey}`, versions);
+    if (caller.isAdmin) return histogram.total;
+    const seen = await this.visibleTo(caller, versions);
+    let total = 0;
+    const { projects, counts } = histogram;
+    for (let index = 0; index < projects.length; index += 1) if (seen.has(projects[index])) total += counts[index];
+    return total;
+  }
+
+  /** What it did so far (tests, and the cache registry's figures). */
+  figures(): { histograms: number; hits: number; misses: number; projectsCounted: number; wholeRecounts: number } {
+    return { histograms: this.histograms.size, hits: this.hits, misses: this.misses, projectsCounted: this.projectsCounted, wholeRecounts: this.wholeRecounts };
+  }
+
+  /** Its caches, for the registry (caches.ts). */
+  caches(): CacheDescription[] {
+    const figures = (): CacheFigures => ({ entries: this.histograms.size, hits: this.hits, misses: this.misses, weight: this.held });
+    return [
+      { name: 'project_counts', holds: 'a list\'s matching records counted per project', key: 'resource, filters', bound: `${HISTOGRAM_PROJECTS.toLocaleString('en')} projects`, stale: 'never whole: a write to its table counts again the projects the change log names (all where it names none); a write to a table on its path counts all again', figures },
+      { name: 'visible_projects', holds: 'the projects a kind of caller sees', key: 'what the caller may see', bound: `${VISIBLE_SETS.toLocaleString('en')} entries`, stale: 'a write to the project or partnership table', figures: () => this.visible.figures() },
+    ];
+  }
+
+  private visibleTo(caller: Caller, versions: Versions): Promise<IdSet> {
+    return this.visible.get(stamp(versions, ['project', 'partnership']), visibilityKey(caller), async () => {
+      const set = new IdSet();
+      for (const id of await this.engine.readIds(visibleProjectsQuery(this.engine, caller).compile())) set.add(id);
+      return set;
+    });
+  }
+
+  /** The list's histogram at `versions` or later: kept, brought up to date from the change log, or counted. */
+  private async current(resource: Resource, filters: FilterTree | undefined, key: string, versions: Versions): Promise<Histogram> {
+    const version = versions.tables.get(resource.table) ?? 0;
+    const path = stamp(versions, pathTables(resource));
+    const kept = this.histograms.get(key);
+    const histogram = kept ? await kept.catch(() => null) : null;
+    if (histogram && histogram.path === path && this.histograms.get(key) === kept) {
+      this.hits += 1;
+      // Re-inserted: the first histogram in the map is the one longest unread.
+      this.histograms.delete(key);
+      this.histograms.set(key, kept!);
+      // One brought up to a later version by another request serves this one too: an answer
+      // stamped older than its data is never served again (its stamp is already behind).
+      if (histogram.version < version) await this.bringUp(resource, filters, key, histogram, version);
+      return histogram;
+    }
+    this.misses += 1;
+    const counting = this.countedFor(resource, filters).then((counts): Histogram => ({ version, path, ...arrays(counts), updating: Promise.resolve() }));
+    this.forget(key);
+    this.histograms.set(key, counting);
+    counting.then((made) => this.weigh(key, counting, made.projects.length), () => this.forget(key));
+    return counting;
+  }
+
+  /** Counts again the projects the change log names since the histogram's version (all, where it names none). */
+  private async bringUp(resource: Resource, filters: FilterTree | undefined, key: string, histogram: Histogram, version: number): Promise<void> {
+    const update = histogram.updating.then(async () => {
+      if (histogram.version >= version) return;
+      const changed = await projectsChanged(this.engine, resource.table, histogram.version, version);
+      const fresh = await this.countedFor(resource, filters, changed ? [...changed] : undefined);
+      if (changed) this.projectsCounted += changed.size;
+      else this.wholeRecounts += 1;
+      const counts = new Map<number, number>();
+      if (changed) histogram.projects.forEach((project, index) => counts.set(project, histogram.counts[index]));
+      for (const project of changed ?? []) counts.delete(project);
+      for (const [project, count] of fresh) counts.set(project, count);
+      Object.assign(histogram, arrays(counts), { version });
+      const entry = this.histograms.get(key);
+      if (entry) this.weigh(key, entry, histogram.projects.length);
+    });
+    histogram.updating = update.catch(() => undefined);
+    await update;
+  }
+
+  /** Matching records per project (of `projects`, or all). */
+  private async countedFor(resource: Resource, filters: FilterTree | undefined, projects?: number[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    if (projects?.length === 0) return counts;
+    const query = projectCountsQuery(this.engine, resource, filters, projects).compile();
+    for (const row of await this.engine.runLong(query)) counts.set(row.project === null ? -1 : Number(row.project), Number(row.count));
+    return counts;
+  }
+
+  /** Notes what the histogram under `key` now holds, and lets the longest unread go past the bound. */
+  private weigh(key: string, entry: Promise<Histogram>, projects: number): void {
+    if (this.histograms.get(key) !== entry) return;
+    this.held += projects - (this.weights.get(key) ?? 0);
+    this.weights.set(key, projects);
+    while (this.held > HISTOGRAM_PROJECTS && this.histograms.size > 1) this.forget(this.histograms.keys().next().value as string);
+  }
+
+  private forget(key: string): void {
+    this.histograms.delete(key);
+    this.held -= this.weights.get(key) ?? 0;
+    this.weights.delete(key);
+  }
+}
+
+/** Counts per project as two arrays, projects ascending; projects left without records dropped. */
+function arrays(counts: ReadonlyMap<number, number>): Pick<Histogram, 'projects' | 'counts' | 'total'> {
+  const entries = [...counts].filter(([, count]) => count > 0).sort(([a], [b]) => a - b);
+  let total = 0;
+  for (const [, count] of entries) total += count;
+  return { projects: Int32Array.from(entries, ([project]) => project), counts: Int32Array.from(entries, ([, count]) => count), total };
+}

@@ -1,0 +1,103 @@
+/**
+ * Counts kept per project (store/project-counts.ts): every list whose records belong to projects,
+ * with and without filters, as each kind of caller sees it, equals the plain SQL count of the same
+ * list, after every kind of write: a record created, moved to another project, changed out of a
+ * filter, deleted; a project turned private; a change the log does not detail. API writes count
+ * again only the projects they name, never a whole table.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { parseFilters } from '../src/query/filters.ts';
+import { ANONYMOUS, projectPathOf, storedFields, type Caller, type Resource } from '../src/resources/define.ts';
+import { RESOURCES } from '../src/resources/index.ts';
+import { changeData } from '../src/store/data-version.ts';
+import { countQuery } from '../src/store/list-sql.ts';
+import { callerForKey, createToken, createUser } from '../src/store/users.ts';
+import { request, testStores, useServer } from './support/server.ts';
+
+const KEPT = RESOURCES.filter((resource) => (projectPathOf(resource)?.length ?? 0) > 0);
+
+/** Filters on a list's own fields: none, a range on ids, a text lookup, a null check, a negation. */
+function filtersOf(resource: Resource): string[] {
+  const fields = storedFields(resource);
+  const text = fields.find(([, field]) => field.type === 'text' && field.orderable && !field.filter)?.[0];
+  const nullable = fields.find(([, field]) => field.nullable && !field.filter)?.[0];
+  return ['', 'id__gt=2', ...(text ? [`${text}__icontains=e`] : []), ...(nullable ? [`${nullable}__isnull=True`] : []), 'exclude={"id__lt": 4}'];
+}
+
+for (const store of testStores()) {
+  describe(`counts kept per project (${store.name})`, () => {
+    const server = useServer(store);
+    const callers: [string, Caller][] = [['anonymous', ANONYMOUS]];
+    let adminKey = '';
+    before(async () => {
+      await createUser(server.engine, { email: 'kim@example.org', firstName: 'Kim', lastName: 'Partner', organisation: 1, role: 'Users' });
+      for (const email of ['ana@example.org', 'bo@example.org', 'kim@example.org']) {
+        const key = await createToken(server.engine, email);
+        if (email.startsWith('ana')) adminKey = key;
+        const found = await callerForKey(server.engine, key);
+        if (!('caller' in found)) throw new Error(email);
+        callers.push([email, found.caller]);
+      }
+    });
+
+    /** Every kept list, filter and caller whose count differs from the plain SQL count. */
+    async function differences(): Promise<string[]> {
+      const wrong: string[] = [];
+      for (const resource of KEPT) {
+        for (const query of filtersOf(resource)) {
+          for (const [who, caller] of callers) {
+            const filters = parseFilters(resource, [...new URLSearchParams(query)], caller);
+            const [row] = await server.engine.run((await countQuery(server.engine, resource, caller, filters)).compile());
+            const counted = await server.reader.count(resource, caller, filters);
+            if (counted !== Number(row.count)) wrong.push(`${resource.name}?${query} as ${who}: ${counted}, SQL ${Number(row.count)}`);
+          }
+        }
+      }
+      return wrong;
+    }
+    const kept = () => server.reader.projectCounts.figures();
+    const write = async (method: string, path: string, body?: unknown) => {
+      const answer = await request(server.base, path, { method, headers: { authorization: `Token ${adminKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      assert.ok(answer.status < 300, `${method} ${path}: ${answer.status} ${answer.text}`);
+      return answer.body as { id: number };
+    };
+
+    test('equal the plain SQL count for every list, filter and caller', async () => {
+      assert.deepEqual(await differences(), []);
+      assert.ok(kept().histograms > 0);
+    });
+
+    test('stay exact after API writes, which count again only the projects they wrote', async () => {
+      const before = kept();
+      const link = await write('POST', '/rest/v1/link/', { project: 1, kind: 'A', url: 'https://example.org/kept', caption: 'Kept count' });
+      assert.deepEqual(await differences(), [], 'created');
+      await write('PATCH', `/rest/v1/link/${link.id}/`, { project: 3 });
+      assert.deepEqual(await differences(), [], 'moved to a private project');
+      await write('PATCH', `/rest/v1/link/${link.id}/`, { caption: 'Moved' });
+      assert.deepEqual(await differences(), [], 'changed out of a text filter');
+      const item = await write('POST', '/rest/v1/budget_item/', { project: 2, label: 14, amount: '10.00' });
+      await write('PATCH', `/rest/v1/budget_item/${item.id}/`, { amount: null });
+      assert.deepEqual(await differences(), [], 'a value cleared (isnull)');
+      await write('DELETE', `/rest/v1/link/${link.id}/`);
+      await write('DELETE', `/rest/v1/budget_item/${item.id}/`);
+      assert.deepEqual(await differences(), [], 'deleted');
+      const after = kept();
+      assert.equal(after.misses, before.misses, 'no list counted again whole');
+      assert.ok(after.projectsCounted > before.projectsCounted, 'the projects written counted again');
+    });
+
+    test('stay exact when a project turns private, and after a change the log does not detail', async () => {
+      const before = kept();
+      const flag = (value: boolean) => server.engine.dialect.toDb({ type: 'bool' } as never, value) as never;
+      await changeData(server.engine, ['project'], (trx) => trx.updateTable('project').set({ is_public: flag(true) }).where('id', '=', 3).execute());
+      assert.deepEqual(await differences(), [], 'project 3 public');
+      await changeData(server.engine, ['project'], (trx) => trx.updateTable('project').set({ is_public: flag(false) }).where('id', '=', 1).execute());
+      assert.deepEqual(await differences(), [], 'project 1 private');
+      assert.equal(kept().misses, before.misses, 'visibility is not in the histograms');
+      await changeData(server.engine, ['link'], (trx) => trx.updateTable('link').set({ project: 2 }).where('id', '=', 1).execute());
+      assert.deepEqual(await differences(), [], 'a link moved outside the API');
+      assert.ok(kept().wholeRecounts > before.wholeRecounts, 'the link lists counted again whole');
+    });
+  });
+}
