@@ -122,4 +122,7 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
   await engine.runLong(CompiledQuery.raw('select 1')).catch(() => undefined); // a database away is answered later, as 503
   // Fastify's own start-up line, with where the API is and what it serves.
   await app.listen({ port: config.port, host: config.host, listenTextResolver: listening });
+  // Every list's count is needed by its every page: counted per project now, beside the first
+  // requests, rather than by one of them (kept across writes from then on).
+  void schemaReady().then(() => app.services.reader.projectCounts.warm(), () => undefined);
 }

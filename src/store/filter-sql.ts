@@ -22,12 +22,18 @@ const like = (dialect: Dialect, column: Expression<unknown>, pattern: string) =>
 };
 const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+/** How a filter's own columns are compared: through their indexes, or (`unindexed`) row by row as a walk meets them. */
+export type FilterUse = 'indexed' | 'unindexed';
+
+/** `alias.name`, as `use` compares it. */
+const compared = (dialect: Dialect, alias: string, name: string, use: FilterUse) => (use === 'indexed' ? column(alias, name) : dialect.unindexed(column(alias, name)));
+
 /** One lookup on `alias.name`; text compares by its D7 key where case does not matter or order does. */
-function condition(eb: Builder, dialect: Dialect, alias: string, term: FilterTerm): Expression<SqlBool> {
+function condition(eb: Builder, dialect: Dialect, alias: string, term: FilterTerm, use: FilterUse = 'indexed'): Expression<SqlBool> {
   const value = term.value;
   const text = term.field.type === 'text';
-  const plain = column(alias, term.name);
-  const keyed = text ? column(alias, sortKeyColumn(term.name)) : plain;
+  const plain = compared(dialect, alias, term.name, use);
+  const keyed = text ? compared(dialect, alias, sortKeyColumn(term.name), use) : plain;
   const stored = (item: unknown) => (text ? item : dialect.toDb(term.field, item));
   const key = (item: unknown) => (text ? sortKey(item as string) : dialect.toDb(term.field, item));
   switch (term.lookup) {
@@ -65,21 +71,21 @@ function hopTargets(engine: Engine, caller: Caller, hop: Hop, depth: number, nar
 }
 
 /** A term on the record itself, or through its foreign keys as nested `IN (select id …)`. */
-function termExpression(eb: Builder, engine: Engine, caller: Caller, term: FilterTerm): Expression<SqlBool> {
-  if (term.hops.length === 0) return condition(eb, engine.dialect, 't', term);
+function termExpression(eb: Builder, engine: Engine, caller: Caller, term: FilterTerm, use: FilterUse): Expression<SqlBool> {
+  if (term.hops.length === 0) return condition(eb, engine.dialect, 't', term, use);
   const last = term.hops.length - 1;
   let ids = hopTargets(engine, caller, term.hops[last], last, (query) => query.where((inner) => condition(inner as never, engine.dialect, 'f', term)));
   for (let index = last - 1; index >= 0; index -= 1) {
     const within = ids;
     ids = hopTargets(engine, caller, term.hops[index], index, (query) => query.where(column('f', term.hops[index + 1].foreignKey), 'in', within));
   }
-  return eb(column('t', term.hops[0].foreignKey), 'in', ids);
+  return eb(compared(engine.dialect, 't', term.hops[0].foreignKey, use), 'in', ids);
 }
 
-function filterExpression(eb: Builder, engine: Engine, caller: Caller, tree: FilterTree): Expression<SqlBool> {
-  const each = (item: FilterTree) => filterExpression(eb, engine, caller, item);
+function filterExpression(eb: Builder, engine: Engine, caller: Caller, tree: FilterTree, use: FilterUse): Expression<SqlBool> {
+  const each = (item: FilterTree) => filterExpression(eb, engine, caller, item, use);
   switch (tree.kind) {
-    case 'term': return termExpression(eb, engine, caller, tree);
+    case 'term': return termExpression(eb, engine, caller, tree, use);
     // Django's exclude() keeps records whose compared value is NULL: NOT of unknown is unknown in SQL.
     case 'not': return sql<SqlBool>`not coalesce(${each(tree.item)}, 1 = 0)`;
     case 'and': return tree.items.length ? eb.and(tree.items.map(each)) : sql<SqlBool>`1 = 1`;
@@ -88,8 +94,8 @@ function filterExpression(eb: Builder, engine: Engine, caller: Caller, tree: Fil
 }
 
 /** `query` (records as `t`) narrowed to those matching the filters. */
-export function whereFilters(query: Query, engine: Engine, caller: Caller, filters: FilterTree | undefined): Query {
+export function whereFilters(query: Query, engine: Engine, caller: Caller, filters: FilterTree | undefined, use: FilterUse = 'indexed'): Query {
   // No filter at all (the common case) adds nothing: not even an expression builder to make.
   if (!filters || (filters.kind === 'and' && filters.items.length === 0)) return query;
-  return query.where((eb) => filterExpression(eb as never, engine, caller, filters));
+  return query.where((eb) => filterExpression(eb as never, engine, caller, filters, use));
 }

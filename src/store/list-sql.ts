@@ -9,7 +9,7 @@ import { projectPathOf, SERVICE, storedFields, type Caller, type Entity, type Or
 import { entityOf } from '../resources/index.ts';
 import { orderColumn } from './columns.ts';
 import type { Database, Engine } from './engine/index.ts';
-import { whereFilters } from './filter-sql.ts';
+import { whereFilters, type FilterUse } from './filter-sql.ts';
 import { column, towardsProject, visibleRecords, type Query } from './visibility.ts';
 
 export interface PageRequest {
@@ -18,6 +18,8 @@ export interface PageRequest {
   pinned: boolean;
   limit: number;
   offset: number;
+  /** Found by walking the order's index, the filters checked row by row (reader.ts, `walks`). */
+  walk?: boolean;
 }
 
 /** Where a page in id order starts looking: at the id of a known position before it (reader.ts). */
@@ -33,8 +35,8 @@ function field(resource: Resource, name: string): StoredField {
 }
 
 /** The caller's visible records that match the filters. */
-async function matchingRecords(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, db?: Kysely<Database>): Promise<Query> {
-  return whereFilters(await visibleRecords(engine, resource, caller, db), engine, caller, filters);
+async function matchingRecords(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, db?: Kysely<Database>, use?: FilterUse): Promise<Query> {
+  return whereFilters(await visibleRecords(engine, resource, caller, db), engine, caller, filters, use);
 }
 
 function applyOrder(engine: Engine, query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean): Query {
@@ -78,7 +80,7 @@ export async function countQuery(engine: Engine, resource: Resource, caller: Cal
 
 /** One page: the caller's matching records in the requested order (from `seek` on, when given). */
 export async function pageQuery(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
-  let records = selectColumns(await matchingRecords(engine, resource, caller, filters), entityOf(resource.table));
+  let records = selectColumns(await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'unindexed' : 'indexed'), entityOf(resource.table));
   if (seek) records = records.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
   return applyOrder(engine, records, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
 }

@@ -2,7 +2,7 @@
  * Versioned schema migrations, one source for both engines. Each runs once, under a lock and
  * inside a transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.ts';
 import { ENTITY_BY_TABLE, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
@@ -115,6 +115,13 @@ const MIGRATIONS: Migration[] = [
         .addColumn('project', 'integer')
         .execute();
       await db.schema.createIndex('change_log_tbl_version').on('change_log').columns(['tbl', 'version']).execute();
+    },
+  },
+  {
+    version: 9,
+    name: 'the planner\'s statistics, which imports gather from now on (Engine.bulkLoad)',
+    async up(db) {
+      await sql`analyze`.execute(db);
     },
   },
 ];

@@ -19,9 +19,9 @@
  * (which may depend on what the caller sees of the records they reach) are counted by the reader
  * as before.
  */
-import type { FilterTree } from '../query/filters.ts';
-import { projectPathOf, type Caller, type Resource } from '../resources/define.ts';
-import { entityOf } from '../resources/index.ts';
+import { filterKey, type FilterTree } from '../query/filters.ts';
+import { projectPathOf, SERVICE, type Caller, type Resource } from '../resources/define.ts';
+import { entityOf, RESOURCES } from '../resources/index.ts';
 import type { CacheDescription, CacheFigures } from './caches.ts';
 import { projectsChanged, stamp, VersionedCache } from './data-version.ts';
 import type { Engine, Versions } from './engine/index.ts';
@@ -102,6 +102,13 @@ export class ProjectCounts {
     const { projects, counts } = histogram;
     for (let index = 0; index < projects.length; index += 1) if (seen.has(projects[index])) total += counts[index];
     return total;
+  }
+
+  /** Counts every list whose counts are kept, unfiltered, one after the other (a failure is left for a request to meet). */
+  async warm(): Promise<void> {
+    for (const resource of RESOURCES) {
+      if (this.keeps(resource, undefined)) await this.count(resource, SERVICE, undefined, filterKey(undefined)).catch(() => undefined);
+    }
   }
 
   /** What it did so far (tests, and the cache registry's figures). */

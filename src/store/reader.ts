@@ -120,12 +120,26 @@ export class Reader {
     const found = page.offset >= LONG_ROWS ? await this.findDeep(resource, caller, page, total, filters) : null;
     if (found) return this.inOrder(entityOf(resource.table), found);
     const seeking = await this.seekFor(resource, caller, page, filters);
-    const request = seeking ? { ...page, offset: seeking.offset } : page;
+    const walk = await this.walks(resource, page, total, filters);
+    const request = { ...page, offset: seeking?.offset ?? page.offset, walk };
     const key = JSON.stringify([resource.name, visibilityKey(caller), filterKey(filters), request, seeking?.seek ?? null]);
     const query = await this.pages.get(await this.stampOf(resource), key, async () => (await pageQuery(this.engine, resource, caller, request, filters, seeking?.seek)).compile());
     // A page that walks many rows (deep, filtered, or large) may take long: off the event loop.
     const long = request.offset + request.limit >= LONG_ROWS || filtersAnything(filters);
     return this.rows(entityOf(resource.table), await (long ? this.engine.runLong(query) : this.engine.run(query)));
+  }
+
+  /**
+   * Whether a filtered page is found by walking its order's index, checking the filters row by
+   * row, rather than by the filters' indexes and a sort of every match. The count is known: the
+   * walk meets about (offset + limit) × rows / matches rows, the sort handles every match; the
+   * cheaper one is chosen, so neither costs more than the square root of (offset + limit) × rows.
+   * (A planner knows neither the count nor, with parameters, how many rows a range holds.)
+   */
+  private async walks(resource: Resource, page: PageRequest, total: number, filters?: FilterTree): Promise<boolean> {
+    if (!filtersAnything(filters) || (page.pinned && resource.pinnedOrder)) return false;
+    const rows = await this.count(resource, SERVICE);
+    return (page.offset + page.limit) * rows <= total * total;
   }
 
   /** Its caches, for the registry (caches.ts) and /metrics. */

@@ -53,13 +53,23 @@ export function throughVisibleProject(engine: Engine, query: Query, caller: Call
   const at = path.length === 0 ? alias : `${prefix}${path.length - 1}`;
   if (path.length > 0) {
     const owner = towardsProject(query, alias, entity, path, prefix);
-    query = owner.query.innerJoin(`project as ${at}`, column(at, 'id') as never, owner.project as never);
+    query = outwards(owner.query, `project as ${at}`, column(at, 'id'), owner.project);
   }
   // SQL fragments rather than expression builders: this predicate is part of nearly every query.
   const open = sql<SqlBool>`(${column(at, 'is_public')} = ${engine.dialect.true} and ${column(at, 'publishing_status')} = 'published')`;
   const organisations = [...caller.organisations.keys()];
   if (organisations.length === 0) return query.where(open);
   return query.where(sql<SqlBool>`(${open} or ${column(at, 'id')} in (${partnerProjects(engine.db, organisations)}))`);
+}
+
+/**
+ * `query` joined to `table` where `id` equals `reference`, always read from the records outwards:
+ * a cross join that SQLite never reorders (PostgreSQL plans it as any join). Given statistics,
+ * SQLite's planner would otherwise start from the 60,000 projects and sort a million budget
+ * items for a page that walking the items in order finds in thirty steps.
+ */
+function outwards(query: Query, table: string, id: RawBuilder<unknown>, reference: RawBuilder<unknown>): Query {
+  return query.crossJoin(table).where(sql<SqlBool>`${id} = ${reference}`);
 }
 
 /**
@@ -72,8 +82,9 @@ export function towardsProject(query: Query, alias: string, entity: Entity, path
   path.slice(0, -1).forEach((foreignKey, hop) => {
     const target = (entity.fields[foreignKey] as { references: string }).references;
     const next = `${prefix}${hop}`;
-    const on = [column(next, 'id') as never, column(at, foreignKey) as never] as const;
-    query = join === 'leftJoin' ? query.leftJoin(`${target} as ${next}`, ...on) : query.innerJoin(`${target} as ${next}`, ...on);
+    query = join === 'leftJoin'
+      ? query.leftJoin(`${target} as ${next}`, column(next, 'id') as never, column(at, foreignKey) as never)
+      : outwards(query, `${target} as ${next}`, column(next, 'id'), column(at, foreignKey));
     at = next;
     entity = entityOf(target);
   });

@@ -39,6 +39,7 @@ export const postgresDialect: Dialect = {
   },
   inList: (column, list) => sql<SqlBool>`${column} = any(${list})`,
   withinTime: null, // statement_timeout stops any statement
+  unindexed: (column) => column,
   listParameter: (ids) => ids,
   orderIndexes(column): Record<string, RawBuilder<unknown>[]> {
     return { asc: [sql.ref(column), sql`id`], desc: [sql`${sql.ref(column)} desc nulls first`, sql`id`] };

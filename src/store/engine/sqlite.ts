@@ -48,6 +48,7 @@ export const sqliteDialect: Dialect = {
   inList: (column, list) => sql<SqlBool>`${column} in (select value from json_each(${list}))`,
   // better-sqlite3 cannot interrupt a statement: a scan asks, row by row, whether time is left.
   withinTime: (column) => sql<SqlBool>`rsr_within_time(${column})`,
+  unindexed: (column) => sql`+${column}`,
   listParameter: (ids) => JSON.stringify(ids),
   // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards.
   orderIndexes(column, nullable): Record<string, RawBuilder<unknown>[]> {
@@ -204,7 +205,12 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       const cacheSize = handle.pragma('cache_size', { simple: true });
       handle.pragma(`cache_size = -${BULK_CACHE_KIB}`);
       try {
-        return await work();
+        const result = await work();
+        // The planner's statistics (with STAT4's samples of each index): without them it cannot
+        // tell a range that holds most of a table from one that holds a few rows, and walks
+        // millions of rows through an index where a scan, or the order's index, costs a page.
+        handle.exec('analyze');
+        return result;
       } finally {
         handle.pragma(`cache_size = ${Number(cacheSize)}`);
       }
