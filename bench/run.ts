@@ -144,8 +144,7 @@ async function tableCounts(databaseUrl: string): Promise<Record<string, number>>
  * The mixed scenario on one server: `writeShare` writes (none on DRF). On ours, with the
  * staleness checks around it: pages and counts cached before, compared after.
  */
-async function mixed(scale: number, server: Running, data: MixedData, checks: { databaseUrl: string; adminKey: string } | null): Promise<void> {
-  const writeShare = checks ? WRITE_SHARE : 0;
+async function mixed(scale: number, server: Running, data: MixedData, checks: { databaseUrl: string; adminKey: string } | null, writeShare = checks ? WRITE_SHARE : 0): Promise<void> {
   const samples = samplePaths(data, 100);
   if (checks) {
     await warmPaths(server.base, samples);
@@ -163,7 +162,7 @@ async function mixed(scale: number, server: Running, data: MixedData, checks: { 
   const stored = await tableCounts(checks.databaseUrl);
   const wrongCounts = Object.keys(stored).filter((name) => counted[name] !== stored[name]).map((name) => `${name}: ${counted[name]} answered, ${stored[name]} stored`);
   const stale = await staleAnswers(server.base, samples);
-  notes[`mixed scale ${scale} (${server.name}): staleness`] = { countsChecked: Object.keys(stored).length, wrongCounts, pagesChecked: samples.length, stalePages: stale, writes: sent.writes };
+  notes[`mixed scale ${scale} (${server.name}, ${measurement.scenario}): staleness`] = { countsChecked: Object.keys(stored).length, wrongCounts, pagesChecked: samples.length, stalePages: stale, writes: sent.writes };
   console.error(`    counts wrong: ${wrongCounts.length} of ${Object.keys(stored).length}; stale pages: ${stale.length} of ${samples.length}`);
 }
 
@@ -262,8 +261,16 @@ async function benchScale(scale: number): Promise<void> {
     // The mix last: its writes change the data the scenarios above read.
     const data = await mixedData(servers[0].base, users.sqlite.editor);
     if (drf) await mixed(scale, drf, data, null);
-    await mixed(scale, servers[0], data, { databaseUrl: sqliteUrl, adminKey: users.sqlite.admin });
-    if (postgres) await mixed(scale, servers[1], await mixedData(servers[1].base, users.postgres.editor), { databaseUrl: postgres, adminKey: users.postgres.admin });
+    // Reads only, then with writes: each store's own figures for both, in this run.
+    const sqliteChecks = { databaseUrl: sqliteUrl, adminKey: users.sqlite.admin };
+    await mixed(scale, servers[0], data, sqliteChecks, 0);
+    await mixed(scale, servers[0], data, sqliteChecks);
+    if (postgres) {
+      const postgresData = await mixedData(servers[1].base, users.postgres.editor);
+      const postgresChecks = { databaseUrl: postgres, adminKey: users.postgres.admin };
+      await mixed(scale, servers[1], postgresData, postgresChecks, 0);
+      await mixed(scale, servers[1], postgresData, postgresChecks);
+    }
     const ceiling = await startCeiling(bodyFile, workers);
     ceiling.name = 'node:http ceiling';
     await measure(scale, ceiling, 'page 1', '/rest/v1/budget_item/', undefined, 'cached');
@@ -306,6 +313,9 @@ if (scales.includes(1)) {
     for (const store of ['sqlite', 'postgres']) {
       for (const scenario of ['page 1', 'deep page (300)', 'one record']) {
         summary[`${scenario}, ${store} fresh: scale ${scale} / scale 1`] = ratio(find(scale, scenario, `rsr-api ${store}`, 'fresh'), find(1, scenario, `rsr-api ${store}`, 'fresh'));
+      }
+      for (const scenario of ['mixed, reads only', 'mixed, 5 % writes']) {
+        summary[`${scenario}, ${store}: scale ${scale} / scale 1`] = ratio(find(scale, scenario, `rsr-api ${store}`), find(1, scenario, `rsr-api ${store}`));
       }
     }
   }

@@ -11,7 +11,8 @@ import { parseFilters } from '../src/query/filters.ts';
 import { ANONYMOUS, projectPathOf, storedFields, type Caller, type Resource } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/index.ts';
 import { changeData } from '../src/store/data-version.ts';
-import { countQuery } from '../src/store/list-sql.ts';
+import { parseListQuery } from '../src/query/list-query.ts';
+import { countQuery, pageQuery } from '../src/store/list-sql.ts';
 import { callerForKey, createToken, createUser } from '../src/store/users.ts';
 import { request, testStores, useServer } from './support/server.ts';
 
@@ -85,6 +86,26 @@ for (const store of testStores()) {
       const after = kept();
       assert.equal(after.misses, before.misses, 'no list counted again whole');
       assert.ok(after.projectsCounted > before.projectsCounted, 'the projects written counted again');
+    });
+
+    test('pages walked in their order\'s index hold what the filters\' indexes and a sort find, for every list, order and caller', async () => {
+      const wrong: string[] = [];
+      for (const resource of RESOURCES.filter((each) => each.visibility.kind === 'project')) {
+        const orderable = storedFields(resource).filter(([, field]) => field.orderable).map(([name]) => name);
+        for (const query of filtersOf(resource).filter(Boolean)) {
+          for (const ordering of orderable.flatMap((name) => [name, `-${name}`])) {
+            for (const [who, caller] of callers) {
+              const list = parseListQuery(resource, [...new URLSearchParams(`${query}&ordering=${ordering}`)], caller);
+              const read = async (walk: boolean, offset: number) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, walk }, list.filters)).compile())).map((row) => row.id);
+              for (const offset of [0, 2]) {
+                const [walked, sorted] = [await read(true, offset), await read(false, offset)];
+                if (JSON.stringify(walked) !== JSON.stringify(sorted)) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ${JSON.stringify(walked)} walked, ${JSON.stringify(sorted)} sorted`);
+              }
+            }
+          }
+        }
+      }
+      assert.deepEqual(wrong, []);
     });
 
     test('stay exact when a project turns private, and after a change the log does not detail', async () => {

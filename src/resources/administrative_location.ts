@@ -22,7 +22,7 @@ const administrativeLocation = resource({
     location_unicode: derived(Type.String(), (row, ctx, related) => locationText(related.location)),
     vocabulary: code('geographic_vocabulary'),
     vocabulary_label: derived(Type.String(), (row) => codeLabel('geographic_vocabulary', row.vocabulary)),
-    code: text({ maxLength: 25 }),
+    code: text({ maxLength: 25, index: 'search' }),
     level: int({ null: true, min: 0 }),
   },
   related: { location: one('location', 'project_location') },

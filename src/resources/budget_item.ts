@@ -20,7 +20,7 @@ const budgetItem = resource({
     project: fk('project', { required: true }),
     label: int({ null: true, choices: [...budgetItemLabels.keys()], index: 'filter' }),
     label_label: derived(Type.String(), (row, ctx, related) => labelText(row, related)),
-    other_extra: text({ null: true, maxLength: 30 }),
+    other_extra: text({ null: true, maxLength: 30, index: 'search' }),
     amount: decimal(14, 2, { null: true }),
     type: text({ choices: ['1', '2'] }),
     type_label: derived(Type.String(), (row) => codeLabel('budget_type', row.type)),

@@ -56,9 +56,11 @@ export interface StoredField {
    * Lists are often filtered by this field: the store keeps an index for it, so that a large list
    * answers without a full scan. (Every field a list may be ordered by is indexed for that
    * order anyway, which serves its filters too: store/indexes.ts.) 'none': a foreign key nothing
-   * looks rows up by, so not worth an index (every other foreign key has one).
+   * looks rows up by, so not worth an index (every other foreign key has one). 'search': text
+   * clients search by a part of it (`icontains`, `istartswith`, `iendswith`): a trigram index of
+   * its D7 key finds the few records a rare part is in without reading every record.
    */
-  index?: 'filter' | 'none';
+  index?: 'filter' | 'none' | 'search';
   schema: TSchema;
   /** How the value is shown when that is not simply the stored value. */
   render?(row: Row, ctx: RenderContext, related: Related): unknown;
@@ -203,7 +205,7 @@ interface Options {
   choices?: readonly (string | number)[];
   unique?: true | 'ci';
   orderable?: boolean;
-  index?: 'filter' | 'none';
+  index?: 'filter' | 'none' | 'search';
   filter?: 'admins' | 'no-one';
 }
 

@@ -65,7 +65,7 @@ const indicatorPeriodDataComment = resource({
     data: fk('indicator_period_data', { required: true }),
     user: fk('user', { required: true }),
     user_details: derived(USER_DETAILS, (row, { caller }, related) => userDetails(related.user, related.organisations, caller.isAdmin || caller.userId !== null)),
-    comment: text(),
+    comment: text({ index: 'search' }),
     created_at: timestamp({ null: true }),
     last_modified_at: timestamp({ null: true }),
   },

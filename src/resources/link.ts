@@ -8,8 +8,8 @@ const link = resource({
     id: id(),
     project: fk('project', { required: true }),
     kind: text({ choices: ['A', 'E'], default: 'E', blank: false }),
-    url: url({ required: true, blank: false }),
-    caption: text({ maxLength: 50 }),
+    url: url({ required: true, blank: false, index: 'search' }),
+    caption: text({ maxLength: 50, index: 'search' }),
   },
 });
 export default link;

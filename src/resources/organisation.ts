@@ -39,8 +39,8 @@ const organisation = resource({
   nested: [{ field: 'locations', entity: organisationLocation, parent: 'location_target' }],
   fields: {
     id: id(),
-    name: text({ required: true, blank: false, maxLength: 40, unique: 'ci' }),
-    long_name: text({ required: true, blank: false, maxLength: 100, unique: 'ci' }),
+    name: text({ required: true, blank: false, maxLength: 40, unique: 'ci', index: 'search' }),
+    long_name: text({ required: true, blank: false, maxLength: 100, unique: 'ci', index: 'search' }),
     language: text({ choices: ['en', 'es', 'fr'], default: 'en', blank: false }),
     organisation_type: text({ null: true, choices: ['N', 'G', 'C', 'K'], blank: false }),
     new_organisation_type: int({ default: 22, choices: codes('organisation_type').map(Number) }),

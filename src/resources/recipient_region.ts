@@ -11,7 +11,7 @@ const recipientRegion = resource({
     project: fk('project', { required: true }),
     region: code('region', { maxLength: 25 }),
     region_label: derived(Type.String(), (row) => codeLabel('region', row.region)),
-    text: text({ maxLength: 50 }),
+    text: text({ maxLength: 50, index: 'search' }),
     percentage: decimal(4, 1, { null: true, min: 0, max: 100 }),
     region_vocabulary: code('region_vocabulary'),
     vocabulary_label: derived(Type.String(), (row) => codeLabel('region_vocabulary', row.region_vocabulary)),

@@ -27,8 +27,8 @@ const transaction = resource({
   fields: {
     id: id(),
     project: fk('project', { required: true }),
-    reference: text({ maxLength: 25 }),
-    description: text({ maxLength: 255 }),
+    reference: text({ maxLength: 25, index: 'search' }),
+    description: text({ maxLength: 255, index: 'search' }),
     transaction_date: date({ null: true }),
     transaction_type: code('transaction_type', { maxLength: 2, extra: LEGACY_TRANSACTION_TYPES }),
     transaction_type_label: label('transaction_type', 'transaction_type'),

@@ -28,8 +28,29 @@ export type FilterUse = 'indexed' | 'unindexed';
 /** `alias.name`, as `use` compares it. */
 const compared = (dialect: Dialect, alias: string, name: string, use: FilterUse) => (use === 'indexed' ? column(alias, name) : dialect.unindexed(column(alias, name)));
 
-/** One lookup on `alias.name`; text compares by its D7 key where case does not matter or order does. */
-function condition(eb: Builder, dialect: Dialect, alias: string, term: FilterTerm, use: FilterUse = 'indexed'): Expression<SqlBool> {
+/** A text's three-character parts (of code points, as FTS5's trigram tokenizer cuts them), each once. */
+function trigramsOf(text: string): string[] {
+  const characters = [...text];
+  const parts = new Set<string>();
+  for (let start = 0; start + 3 <= characters.length; start += 1) parts.add(characters.slice(start, start + 3).join(''));
+  return [...parts];
+}
+
+/**
+ * A case-insensitive part lookup on a searched text (`index: 'search'`): the records its trigram
+ * index names, where the dialect asks for them and the searched key has three characters or more
+ * (shorter ones have no trigram: every record is read). LIKE decides among them, so the answer is
+ * the plain lookup's, byte for byte.
+ */
+function searched(dialect: Dialect, table: string, alias: string, term: FilterTerm, key: unknown, match: Expression<SqlBool>): Expression<SqlBool> {
+  if (term.field.index !== 'search' || !dialect.trigramCandidates || typeof key !== 'string') return match;
+  const trigrams = trigramsOf(key);
+  if (trigrams.length === 0) return match;
+  return sql<SqlBool>`(${dialect.trigramCandidates(table, sortKeyColumn(term.name), column(alias, 'id'), trigrams)} and ${match})`;
+}
+
+/** One lookup on `alias.name` (a record of `table`); text compares by its D7 key where case does not matter or order does. */
+function condition(eb: Builder, dialect: Dialect, table: string, alias: string, term: FilterTerm, use: FilterUse = 'indexed'): Expression<SqlBool> {
   const value = term.value;
   const text = term.field.type === 'text';
   const plain = compared(dialect, alias, term.name, use);
@@ -46,9 +67,14 @@ function condition(eb: Builder, dialect: Dialect, alias: string, term: FilterTer
     case 'contains': return like(dialect, plain, `%${likeEscaped(value as string)}%`);
     case 'startswith': return like(dialect, plain, `${likeEscaped(value as string)}%`);
     case 'endswith': return like(dialect, plain, `%${likeEscaped(value as string)}`);
-    case 'icontains': return like(dialect, keyed, `%${likeEscaped(key(value) as string)}%`);
-    case 'istartswith': return like(dialect, keyed, `${likeEscaped(key(value) as string)}%`);
-    case 'iendswith': return like(dialect, keyed, `%${likeEscaped(key(value) as string)}`);
+    case 'icontains':
+    case 'istartswith':
+    case 'iendswith': {
+      const part = key(value) as string;
+      const pattern = `${term.lookup === 'istartswith' ? '' : '%'}${likeEscaped(part)}${term.lookup === 'iendswith' ? '' : '%'}`;
+      // A page walked in its order checks each row it meets: no candidates to gather first.
+      return use === 'indexed' ? searched(dialect, table, alias, term, part, like(dialect, keyed, pattern)) : like(dialect, keyed, pattern);
+    }
     case 'in': {
       const items = (value as unknown[]).map(stored);
       return items.length ? eb(plain, 'in', items) : sql<SqlBool>`1 = 0`;
@@ -71,10 +97,10 @@ function hopTargets(engine: Engine, caller: Caller, hop: Hop, depth: number, nar
 }
 
 /** A term on the record itself, or through its foreign keys as nested `IN (select id …)`. */
-function termExpression(eb: Builder, engine: Engine, caller: Caller, term: FilterTerm, use: FilterUse): Expression<SqlBool> {
-  if (term.hops.length === 0) return condition(eb, engine.dialect, 't', term, use);
+function termExpression(eb: Builder, engine: Engine, caller: Caller, table: string, term: FilterTerm, use: FilterUse): Expression<SqlBool> {
+  if (term.hops.length === 0) return condition(eb, engine.dialect, table, 't', term, use);
   const last = term.hops.length - 1;
-  let ids = hopTargets(engine, caller, term.hops[last], last, (query) => query.where((inner) => condition(inner as never, engine.dialect, 'f', term)));
+  let ids = hopTargets(engine, caller, term.hops[last], last, (query) => query.where((inner) => condition(inner as never, engine.dialect, term.hops[last].table, 'f', term)));
   for (let index = last - 1; index >= 0; index -= 1) {
     const within = ids;
     ids = hopTargets(engine, caller, term.hops[index], index, (query) => query.where(column('f', term.hops[index + 1].foreignKey), 'in', within));
@@ -82,10 +108,10 @@ function termExpression(eb: Builder, engine: Engine, caller: Caller, term: Filte
   return eb(compared(engine.dialect, 't', term.hops[0].foreignKey, use), 'in', ids);
 }
 
-function filterExpression(eb: Builder, engine: Engine, caller: Caller, tree: FilterTree, use: FilterUse): Expression<SqlBool> {
-  const each = (item: FilterTree) => filterExpression(eb, engine, caller, item, use);
+function filterExpression(eb: Builder, engine: Engine, caller: Caller, table: string, tree: FilterTree, use: FilterUse): Expression<SqlBool> {
+  const each = (item: FilterTree) => filterExpression(eb, engine, caller, table, item, use);
   switch (tree.kind) {
-    case 'term': return termExpression(eb, engine, caller, tree, use);
+    case 'term': return termExpression(eb, engine, caller, table, tree, use);
     // Django's exclude() keeps records whose compared value is NULL: NOT of unknown is unknown in SQL.
     case 'not': return sql<SqlBool>`not coalesce(${each(tree.item)}, 1 = 0)`;
     case 'and': return tree.items.length ? eb.and(tree.items.map(each)) : sql<SqlBool>`1 = 1`;
@@ -93,9 +119,9 @@ function filterExpression(eb: Builder, engine: Engine, caller: Caller, tree: Fil
   }
 }
 
-/** `query` (records as `t`) narrowed to those matching the filters. */
-export function whereFilters(query: Query, engine: Engine, caller: Caller, filters: FilterTree | undefined, use: FilterUse = 'indexed'): Query {
+/** `query` (records of `table` as `t`) narrowed to those matching the filters. */
+export function whereFilters(query: Query, engine: Engine, caller: Caller, table: string, filters: FilterTree | undefined, use: FilterUse = 'indexed'): Query {
   // No filter at all (the common case) adds nothing: not even an expression builder to make.
   if (!filters || (filters.kind === 'and' && filters.items.length === 0)) return query;
-  return query.where((eb) => filterExpression(eb as never, engine, caller, filters, use));
+  return query.where((eb) => filterExpression(eb as never, engine, caller, table, filters, use));
 }

@@ -43,14 +43,21 @@ export function secondaryIndexes(entity: Entity, dialect: Dialect): Index[] {
   return indexes;
 }
 
+/** The D7 key columns of the entity's fields declared `index: 'search'`, each with a trigram index. */
+export function searchedColumns(entity: Entity): string[] {
+  return storedFields(entity).filter(([, field]) => field.index === 'search').map(([name, field]) => orderColumn(name, field));
+}
+
 export async function createSecondaryIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
   for (const index of secondaryIndexes(entity, dialect)) {
     await sql`create index if not exists ${sql.id(index.name)} on ${sql.table(entity.table)} (${sql.join(index.columns)})`.execute(db);
   }
+  for (const column of searchedColumns(entity)) for (const statement of dialect.trigramIndex(entity.table, column).create) await statement.execute(db);
 }
 
 export async function dropSecondaryIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
   for (const index of secondaryIndexes(entity, dialect)) await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
+  for (const column of searchedColumns(entity)) for (const statement of dialect.trigramIndex(entity.table, column).drop) await statement.execute(db);
 }
 
 /** Drops the indexes of ours that the declaration no longer asks for (an index now covered by a wider one). */

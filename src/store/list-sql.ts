@@ -36,7 +36,7 @@ function field(resource: Resource, name: string): StoredField {
 
 /** The caller's visible records that match the filters. */
 async function matchingRecords(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, db?: Kysely<Database>, use?: FilterUse): Promise<Query> {
-  return whereFilters(await visibleRecords(engine, resource, caller, db), engine, caller, filters, use);
+  return whereFilters(await visibleRecords(engine, resource, caller, db), engine, caller, resource.table, filters, use);
 }
 
 function applyOrder(engine: Engine, query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean): Query {
@@ -112,7 +112,7 @@ export function projectCountsQuery(engine: Engine, resource: Resource, filters: 
   const path = projectPathOf(resource);
   if (!path || path.length === 0) throw new Error(`${resource.name}: its records belong to no project`);
   const owner = towardsProject(engine.db.selectFrom(`${resource.table} as t`), 't', entityOf(resource.table), path, 'p', 'leftJoin');
-  let query = whereFilters(owner.query, engine, SERVICE, filters);
+  let query = whereFilters(owner.query, engine, SERVICE, resource.table, filters);
   if (projects) query = query.where(engine.dialect.inList(owner.project as never, engine.dialect.listParameter(projects)));
   return query.select([owner.project.as('project'), sql<number | string>`count(*)`.as('count')]).groupBy(owner.project as never);
 }

@@ -124,6 +124,13 @@ const MIGRATIONS: Migration[] = [
       await sql`analyze`.execute(db);
     },
   },
+  {
+    version: 10,
+    name: 'trigram indexes of the texts declared searched (index: \'search\')',
+    async up(db, engine) {
+      for (const entity of TABLES) await createSecondaryIndexes(db, engine.dialect, entity);
+    },
+  },
 ];
 
 /** Every table's next generated id above its largest id (see Dialect.syncGeneratedIds). */

@@ -56,6 +56,19 @@ export interface Dialect {
    * weighs a LIMIT against its statistics (PostgreSQL).
    */
   unindexed(column: Expression<unknown>): Expression<unknown>;
+  /**
+   * The trigram index of a text's D7 key column (a field declared `index: 'search'`): the
+   * statements that make it (and keep it current where the engine does not) and those that remove
+   * it. SQLite: an FTS5 table with the `trigram` tokenizer, kept by triggers, holding no text of
+   * its own; PostgreSQL: a GIN index of `pg_trgm`, which the planner uses for LIKE by itself.
+   */
+  trigramIndex(table: string, column: string): { create: RawBuilder<unknown>[]; drop: RawBuilder<unknown>[] };
+  /**
+   * The records whose `column` may contain all of `trigrams` (the key's three-character parts),
+   * found in its trigram index: a superset that LIKE then decides; null where the planner finds
+   * them itself (PostgreSQL).
+   */
+  trigramCandidates: ((table: string, column: string, id: Expression<unknown>, trigrams: readonly string[]) => RawBuilder<SqlBool>) | null;
 }
 
 export interface Engine {

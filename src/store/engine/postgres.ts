@@ -40,6 +40,21 @@ export const postgresDialect: Dialect = {
   inList: (column, list) => sql<SqlBool>`${column} = any(${list})`,
   withinTime: null, // statement_timeout stops any statement
   unindexed: (column) => column,
+  trigramIndex(table, column) {
+    const name = sql.id(`${table}_${column}_trgm`);
+    // Where pg_trgm cannot be had (not installed, or not ours to create) the lookups scan as before.
+    const create = sql`do $$ begin
+      create extension if not exists pg_trgm;
+      create index if not exists ${name} on ${sql.table(table)} using gin (${sql.ref(column)} gin_trgm_ops);
+    exception when undefined_file or insufficient_privilege or feature_not_supported then
+      raise notice 'no trigram index: %', sqlerrm;
+    end $$`;
+    return {
+      create: [create],
+      drop: [sql`drop index if exists ${name}`],
+    };
+  },
+  trigramCandidates: null,
   listParameter: (ids) => ids,
   orderIndexes(column): Record<string, RawBuilder<unknown>[]> {
     return { asc: [sql.ref(column), sql`id`], desc: [sql`${sql.ref(column)} desc nulls first`, sql`id`] };

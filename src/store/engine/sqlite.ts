@@ -49,6 +49,29 @@ export const sqliteDialect: Dialect = {
   // better-sqlite3 cannot interrupt a statement: a scan asks, row by row, whether time is left.
   withinTime: (column) => sql<SqlBool>`rsr_within_time(${column})`,
   unindexed: (column) => sql`+${column}`,
+  trigramIndex(table, column) {
+    const name = trigramTable(table, column);
+    const [fts, key] = [sql.table(name), sql.ref(column)];
+    const insert = sql`insert into ${fts}(rowid, k) values (new.id, new.${key});`;
+    const remove = sql`delete from ${fts} where rowid = old.id;`;
+    return {
+      create: [
+        // No text of its own (content=''), no positions (detail='none'): candidates, decided by LIKE.
+        sql`create virtual table if not exists ${fts} using fts5(k, tokenize = 'trigram', detail = 'none', content = '', contentless_delete = 1)`,
+        sql`insert into ${fts}(rowid, k) select id, ${key} from ${sql.table(table)} where ${key} is not null and not exists (select 1 from ${fts} limit 1)`,
+        sql`create trigger if not exists ${sql.id(`${name}_insert`)} after insert on ${sql.table(table)} begin ${insert} end`,
+        sql`create trigger if not exists ${sql.id(`${name}_delete`)} after delete on ${sql.table(table)} begin ${remove} end`,
+        sql`create trigger if not exists ${sql.id(`${name}_update`)} after update of ${key} on ${sql.table(table)} begin ${remove} ${insert} end`,
+      ],
+      drop: [sql`drop table if exists ${fts}`, ...['insert', 'delete', 'update'].map((event) => sql`drop trigger if exists ${sql.id(`${name}_${event}`)}`)],
+    };
+  },
+  trigramCandidates(table, column, id, trigrams) {
+    const fts = trigramTable(table, column);
+    // Each part as an FTS5 string (quotes doubled), all of them required.
+    const query = trigrams.map((part) => `"${part.replaceAll('"', '""')}"`).join(' AND ');
+    return sql<SqlBool>`${id} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${query})`;
+  },
   listParameter: (ids) => JSON.stringify(ids),
   // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards.
   orderIndexes(column, nullable): Record<string, RawBuilder<unknown>[]> {
@@ -58,6 +81,9 @@ export const sqliteDialect: Dialect = {
     return { idx: [value], asc: keys, desc: [...keys, sql`id desc`] };
   },
 };
+
+/** The FTS5 table that is the trigram index of `table.column`. */
+const trigramTable = (table: string, column: string) => `${table}_${column}_trigram`;
 
 const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR']);
 /** Rows whose column names an object literal cannot take (`select 1`): built key by key. */
