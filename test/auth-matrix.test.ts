@@ -12,6 +12,7 @@ import { RESOURCE_BY_NAME } from '../src/resources/index.ts';
 import comments from '../src/resources/indicator_period_data_comment.ts';
 import { insertRecord } from '../src/store/columns.ts';
 import { changeData } from '../src/store/data-version.ts';
+import { fillProjects } from '../src/store/visibility.ts';
 import { createToken } from '../src/store/users.ts';
 import { MATRIX_PROJECTS, MATRIX_USERS, matrixDataset } from './support/datasets.ts';
 import { request, testStores, useServer, type Answer } from './support/server.ts';
@@ -128,7 +129,11 @@ for (const store of testStores()) {
       const author = MATRIX_USERS.findIndex((user) => user.role === (role === 'anonymous' ? 'administrator' : role)) + 1;
       const stamp = '2024-06-01T10:00:00.000000Z';
       const record = { data: project, user: author, comment: `By ${role}`, created_at: stamp, last_modified_at: stamp };
-      return changeData(server.engine, [comments.table], (trx) => insertRecord(server.engine, trx, comments, record));
+      return changeData(server.engine, [comments.table], async (trx) => {
+        const id = await insertRecord(server.engine, trx, comments, record);
+        await fillProjects(trx, comments, [id]); // as the service's own writes do
+        return id;
+      });
     }
 
     for (const row of rows) {

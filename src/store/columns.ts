@@ -1,11 +1,25 @@
 /** The stored columns of records (values and D7 sort keys) and the statements that write them. */
 import type { Kysely } from 'kysely';
 import { storedFields, type Entity, type Row, type StoredField } from '../resources/define.ts';
+import { RESOURCES } from '../resources/index.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import { objectLiteral } from '../codegen/object-literal.ts';
 import { rowsPerInsert, type Database, type Dialect, type Engine } from './engine/index.ts';
 
 const hasSortKey = (field: StoredField) => field.type === 'text' && field.orderable;
+
+/**
+ * The column that holds, on a listed record whose project is more than one foreign key away
+ * (a comment's is five), that project's id: who may see the record is then one lookup from the
+ * record, not a chain of joins per row, and counts per project one grouped read of one table.
+ * Filled by imports and writes (visibility.ts, `fillProjects`); never shown, never exported.
+ */
+export const PROJECT_COLUMN = '_project';
+
+const carrying = new Set(RESOURCES.filter((resource) => resource.visibility.kind === 'project' && resource.visibility.path.length > 1).map((resource) => resource.table));
+
+/** Whether records of the entity keep their project in PROJECT_COLUMN. */
+export const carriesProject = (entity: Entity): boolean => carrying.has(entity.table);
 
 /** The column a field is ordered by: orderable text by its D7 sort key, anything else by itself. */
 export const orderColumn = (name: string, field: StoredField): string => (hasSortKey(field) ? sortKeyColumn(name) : name);

@@ -14,7 +14,8 @@ import { syncAllGeneratedIds } from './migrations.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { IdSet } from './idset.ts';
 import { createSecondaryIndexes, dropSecondaryIndexes } from './indexes.ts';
-import { batchSize, fromColumns, insertRows } from './columns.ts';
+import { fillProjects, pathTables } from './visibility.ts';
+import { batchSize, carriesProject, fromColumns, insertRows } from './columns.ts';
 
 export class ImportError extends Error {}
 
@@ -94,6 +95,7 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
     // Tables that hold data keep their indexes: dropping one would lock out every reader meanwhile.
     const populated = await populatedTables(trx);
     const books = new Bookkeeping();
+    const loaded = new Set<string>();
     if (options.replace) {
       for (const entity of [...TABLES].reverse()) {
         // Without a reports file the report definitions stay: every database has them.
@@ -110,7 +112,13 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
       // A bulk load into an empty table builds its indexes afterwards, in one sorted pass each.
       if (empty) for (const table of tables) await dropSecondaryIndexes(trx, engine.dialect, table);
       counts.set(file, await importFile(trx, engine, entity, source, books, options));
+      for (const table of tables) loaded.add(table.table);
+      if (carriesProject(entity)) await fillProjects(trx, entity);
       if (empty) for (const table of tables) await createSecondaryIndexes(trx, engine.dialect, table);
+    }
+    // Records whose path to their project went through records this import replaced.
+    for (const entity of TABLES.filter((table) => carriesProject(table) && !loaded.has(table.table))) {
+      if (pathTables(entity).some((table) => loaded.has(table))) await fillProjects(trx, entity);
     }
     if (kept.has('employment')) await trx.deleteFrom('employment').where('organisation', 'not in', trx.selectFrom('organisation').select('id')).execute();
   }, { lockWaitMs: Infinity }));

@@ -9,7 +9,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.ts';
 import { RESOURCES } from '../resources/index.ts';
-import { orderColumn } from './columns.ts';
+import { carriesProject, orderColumn, PROJECT_COLUMN } from './columns.ts';
 import type { Database, Dialect } from './engine/index.ts';
 
 interface Index {
@@ -40,6 +40,7 @@ export function secondaryIndexes(entity: Entity, dialect: Dialect): Index[] {
       indexes.push({ name: `${entity.table}_${column}_idx`, columns: [sql.ref(column)] });
     }
   }
+  if (carriesProject(entity)) indexes.push({ name: `${entity.table}${PROJECT_COLUMN}_idx`, columns: [sql.ref(PROJECT_COLUMN)] });
   return indexes;
 }
 

@@ -8,7 +8,8 @@ import { ENTITY_BY_TABLE, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
 import { sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Engine } from './engine/index.ts';
-import { insertRows } from './columns.ts';
+import { carriesProject, insertRows, PROJECT_COLUMN } from './columns.ts';
+import { fillProjects } from './visibility.ts';
 import { createSecondaryIndexes, dropUndeclaredIndexes } from './indexes.ts';
 
 interface Migration {
@@ -27,6 +28,7 @@ async function createTable(db: Kysely<Database>, engine: Engine, entity: Entity)
     });
     if (field.type === 'text' && field.orderable) table = table.addColumn(sortKeyColumn(name), dialect.sortKeyType);
   }
+  if (carriesProject(entity)) table = table.addColumn(PROJECT_COLUMN, 'integer');
   await table.execute();
   await engine.generateIds(db, entity.table);
   for (const [name, field] of storedFields(entity)) {
@@ -129,6 +131,21 @@ const MIGRATIONS: Migration[] = [
     name: 'trigram indexes of the texts declared searched (index: \'search\')',
     async up(db, engine) {
       for (const entity of TABLES) await createSecondaryIndexes(db, engine.dialect, entity);
+    },
+  },
+  {
+    version: 11,
+    name: 'the project kept on records it is several foreign keys away from (comments, targets, administrative locations)',
+    async up(db, engine) {
+      const tables = await db.introspection.getTables();
+      for (const entity of TABLES.filter(carriesProject)) {
+        // A database created by this version has it already (migration 1 creates tables as declared now).
+        if (!tables.some((found) => found.name === entity.table && found.columns.some((each) => each.name === PROJECT_COLUMN))) {
+          await db.schema.alterTable(entity.table).addColumn(PROJECT_COLUMN, 'integer').execute();
+        }
+        await fillProjects(db, entity);
+        await createSecondaryIndexes(db, engine.dialect, entity);
+      }
     },
   },
 ];

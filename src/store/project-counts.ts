@@ -21,13 +21,13 @@
  */
 import { filterKey, type FilterTree } from '../query/filters.ts';
 import { projectPathOf, SERVICE, type Caller, type Resource } from '../resources/define.ts';
-import { entityOf, RESOURCES } from '../resources/index.ts';
+import { RESOURCES } from '../resources/index.ts';
 import type { CacheDescription, CacheFigures } from './caches.ts';
 import { projectsChanged, stamp, VersionedCache } from './data-version.ts';
 import type { Engine, Versions } from './engine/index.ts';
 import { IdSet } from './idset.ts';
 import { projectCountsQuery } from './list-sql.ts';
-import { visibleProjectsQuery, visibilityKey } from './visibility.ts';
+import { pathTables, visibleProjectsQuery, visibilityKey } from './visibility.ts';
 
 /** Histograms kept, in projects with records in all (8 bytes each). */
 const HISTOGRAM_PROJECTS = 4_000_000;
@@ -54,18 +54,6 @@ function ownFieldsOnly(filters: FilterTree | undefined): boolean {
     case 'not': return ownFieldsOnly(filters.item);
     default: return filters.items.every(ownFieldsOnly);
   }
-}
-
-/** The tables between a resource's table and its project (the path's intermediate records). */
-function pathTables(resource: Resource): string[] {
-  const tables: string[] = [];
-  let entity = entityOf(resource.table);
-  for (const foreignKey of (projectPathOf(resource) ?? []).slice(0, -1)) {
-    const target = (entity.fields[foreignKey] as { references: string }).references;
-    tables.push(target);
-    entity = entityOf(target);
-  }
-  return tables;
 }
 
 export class ProjectCounts {

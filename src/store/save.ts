@@ -14,7 +14,7 @@ import { fromColumns, insertRecord, updateRecord } from './columns.ts';
 import { changeData, type ChangeLog } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { oneRecord } from './reader.ts';
-import { mayWrite, projectOf, seenAmong } from './visibility.ts';
+import { fillProjects, mayWrite, projectOf, seenAmong } from './visibility.ts';
 
 export type WriteKind = 'create' | 'replace' | 'patch';
 
@@ -100,11 +100,9 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
     if (problems.length) throw new WriteRefused('invalid', problems);
     if (!(await mayWrite(trx, resource, caller, kind, existing, record))) throw new WriteRefused('forbidden');
     await logProjects(trx, log, resource, existing, record);
-    if (existing && id !== null) {
-      await updateRecord(engine, trx, resource, id, record);
-      return id;
-    }
-    return insertRecord(engine, trx, resource, record);
+    const written = existing && id !== null ? (await updateRecord(engine, trx, resource, id, record), id) : await insertRecord(engine, trx, resource, record);
+    await fillProjects(trx, resource, [written]);
+    return written;
   });
 }
 

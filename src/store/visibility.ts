@@ -13,6 +13,7 @@ import {
   type Caller, type Entity, type Resource, type Row,
 } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
+import { carriesProject, PROJECT_COLUMN } from './columns.ts';
 import type { Database, Engine } from './engine/index.ts';
 
 // A query over one declared table, whose columns are known only at run time.
@@ -78,6 +79,8 @@ function outwards(query: Query, table: string, id: RawBuilder<unknown>, referenc
  * with left joins, a record whose path is broken is kept, its project null.
  */
 export function towardsProject(query: Query, alias: string, entity: Entity, path: readonly string[], prefix: string, join: 'innerJoin' | 'leftJoin' = 'innerJoin'): { query: Query; project: RawBuilder<unknown> } {
+  // A record that keeps its project (columns.ts, PROJECT_COLUMN) needs no join to find it.
+  if (carriesProject(entity) && path.join() === projectPathOf(entity)?.join()) return { query, project: column(alias, PROJECT_COLUMN) };
   let at = alias;
   path.slice(0, -1).forEach((foreignKey, hop) => {
     const target = (entity.fields[foreignKey] as { references: string }).references;
@@ -179,6 +182,33 @@ export async function projectOf(db: Kysely<Database>, entity: Entity, record: Ro
     table = storedFields(entityOf(table)).find(([name]) => name === foreignKey)?.[1].references as string;
   }
   return (value as number | null) ?? null;
+}
+
+/** The tables between an entity's table and its project: the records its path goes through. */
+export function pathTables(entity: Entity): string[] {
+  const tables: string[] = [];
+  let at = entity;
+  for (const foreignKey of (projectPathOf(entity) ?? []).slice(0, -1)) {
+    const target = (at.fields[foreignKey] as { references: string }).references;
+    tables.push(target);
+    at = entityOf(target);
+  }
+  return tables;
+}
+
+/**
+ * Writes each record's project into PROJECT_COLUMN (columns.ts), following its path: of the
+ * records `ids`, or of every record of the table (after an import that may have moved them).
+ */
+export async function fillProjects(db: Kysely<Database>, entity: Entity, ids?: readonly number[]): Promise<void> {
+  if (!carriesProject(entity) || ids?.length === 0) return;
+  const path = projectPathOf(entity)!;
+  const first = (entity.fields[path[0]] as { references: string }).references;
+  const owner = towardsProject(db.selectFrom(`${first} as s`), 's', entityOf(first), path.slice(1), 'q');
+  const project = owner.query.select(owner.project.as('project')).where(sql<SqlBool>`${column('s', 'id')} = ${sql.ref(`${entity.table}.${path[0]}`)}`);
+  let update = db.updateTable(entity.table).set({ [PROJECT_COLUMN]: project as never });
+  if (ids) update = update.where('id', 'in', [...ids]);
+  await update.execute();
 }
 
 /** Whether the caller holds one of `roles` at a partner organisation of the record's project. */
