@@ -8,7 +8,7 @@
  *   BENCH_CONNECTIONS=32                              BENCH_DRF=0        skip the DRF reference
  *   BENCH_POSTGRES_SCALES=1   scales also measured on PostgreSQL
  *   BENCH_WORKERS=<CPUs>      processes of our server and of the ceiling (serve's default)
- *   BENCH_MIXED_DURATION=30   seconds of the mixed scenario (mixed.ts), after 5 of warming up
+ *   BENCH_MIXED_DURATION=30   seconds of the mixed scenario (mixed.ts), after BENCH_MIXED_WARM_UP=5 of warming up
  *   BENCH_ONLY=mixed          only the mixed scenario (and the ceiling)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -103,7 +103,7 @@ const WARM_UP_SECONDS = 1;
  * A server warms up to the mix (its code compiled, the file cache, the orders of lists read deep
  * kept) over seconds: the mix is measured after this many, for as long as a service runs steadily.
  */
-const MIXED_WARM_UP_SECONDS = 5;
+const MIXED_WARM_UP_SECONDS = Number(process.env.BENCH_MIXED_WARM_UP ?? 5);
 
 async function measure(scale: number, server: Running, scenario: string, path: string, method: string | undefined, mode: Mode): Promise<Measurement> {
   if (method !== 'HEAD') await get(server.base + path, mode, WARM_UP_SECONDS);

@@ -130,7 +130,7 @@ for (const store of testStores()) {
       ];
       // Every case is at least SEEK_STEP (1000) records deep: each one notes or uses marks (in SQL, not in memory).
       server.reader.settledMs = Infinity;
-      const seeks = server.reader.marks;
+      const seeks = server.reader.seeks.marks;
       let marked = 0;
       const get = seeks.get.bind(seeks);
       seeks.get = (...args) => ((marked += 1), get(...args));
@@ -180,7 +180,7 @@ for (const store of testStores()) {
         }
       };
       await compare();
-      assert.ok(memory.lists.size >= 20, `${memory.lists.size} lists kept in memory`);
+      assert.ok(memory.memory.lists.size >= 20, `${memory.memory.lists.size} lists kept in memory`);
       // Writes: the budget item 300th by amount gets the largest one, and a published project is hidden.
       const [moved] = (await read(walking, 'budget_item?ordering=amount', SERVICE, 300)).ids;
       const [original] = await server.engine.db.selectFrom('budget_item').select('amount').where('id', '=', moved).execute();

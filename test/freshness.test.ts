@@ -98,7 +98,7 @@ for (const store of testStores()) {
       assert.deepEqual(found, read);
       assert.equal(found.length, ids.length);
       assert.ok(found.every((row) => Object.isFrozen(row)));
-      assert.deepEqual([memory.tables.size, walking.tables.size], [1, 0]);
+      assert.deepEqual([memory.related.tables.size, walking.related.tables.size], [1, 0]);
       const flag = found[0].can_create_projects as boolean;
       await changeData(server.engine, ['organisation'], (trx) => trx.updateTable('organisation').set({ can_create_projects: server.engine.dialect.toDb({ type: 'bool' } as never, !flag) as never }).where('id', '=', ids[0]).execute());
       const [after, readAfter] = await both();

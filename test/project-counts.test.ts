@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { parseFilters } from '../src/query/filters.ts';
+import { filterKey, parseFilters } from '../src/query/filters.ts';
 import { ANONYMOUS, projectPathOf, storedFields, type Caller, type Resource } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/index.ts';
 import { changeData } from '../src/store/data-version.ts';
@@ -80,15 +80,21 @@ for (const store of testStores()) {
       const item = await write('POST', '/rest/v1/budget_item/', { project: 2, label: 14, amount: '10.00' });
       await write('PATCH', `/rest/v1/budget_item/${item.id}/`, { amount: null });
       assert.deepEqual(await differences(), [], 'a value cleared (isnull)');
+      // A comment, whose project is five foreign keys away (kept on the record): data 1 is in project 1, data 2 in private project 3.
+      const comment = await write('POST', '/rest/v1/indicator_period_data_comment/', { data: 1, comment: 'A kept count' });
+      assert.deepEqual(await differences(), [], 'a comment created');
+      await write('PATCH', `/rest/v1/indicator_period_data_comment/${comment.id}/`, { data: 2 });
+      assert.deepEqual(await differences(), [], 'a comment moved to a private project');
       await write('DELETE', `/rest/v1/link/${link.id}/`);
       await write('DELETE', `/rest/v1/budget_item/${item.id}/`);
+      await write('DELETE', `/rest/v1/indicator_period_data_comment/${comment.id}/`);
       assert.deepEqual(await differences(), [], 'deleted');
       const after = kept();
       assert.equal(after.misses, before.misses, 'no list counted again whole');
       assert.ok(after.projectsCounted > before.projectsCounted, 'the projects written counted again');
     });
 
-    test('pages walked in their order\'s index hold what the filters\' indexes and a sort find, for every list, order and caller', async () => {
+    test('pages walked in their order\'s index, or read within the projects that hold the matches, hold what the filters\' indexes and a sort find, for every list, order and caller', async () => {
       const wrong: string[] = [];
       for (const resource of RESOURCES.filter((each) => each.visibility.kind === 'project')) {
         const orderable = storedFields(resource).filter(([, field]) => field.orderable).map(([name]) => name);
@@ -96,10 +102,13 @@ for (const store of testStores()) {
           for (const ordering of orderable.flatMap((name) => [name, `-${name}`])) {
             for (const [who, caller] of callers) {
               const list = parseListQuery(resource, [...new URLSearchParams(`${query}&ordering=${ordering}`)], caller);
-              const read = async (walk: boolean, offset: number) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, walk }, list.filters)).compile())).map((row) => row.id);
+              const where = await server.reader.projectCounts.whereMatches(resource, caller, list.filters, filterKey(list.filters));
+              const read = async (offset: number, way: { walk?: boolean; within?: number[] }) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters)).compile())).map((row) => row.id);
               for (const offset of [0, 2]) {
-                const [walked, sorted] = [await read(true, offset), await read(false, offset)];
-                if (JSON.stringify(walked) !== JSON.stringify(sorted)) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ${JSON.stringify(walked)} walked, ${JSON.stringify(sorted)} sorted`);
+                const sorted = JSON.stringify(await read(offset, {}));
+                const walked = JSON.stringify(await read(offset, { walk: true }));
+                const within = where ? JSON.stringify(await read(offset, { within: where.projects })) : sorted;
+                if (walked !== sorted || within !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ${walked} walked, ${within} within its projects, ${sorted} sorted`);
               }
             }
           }

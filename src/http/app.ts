@@ -104,7 +104,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       const kept = reader.projectCounts.figures();
       return { hits: reader.counts.hits + kept.hits, misses: reader.counts.misses + kept.misses, entries: reader.counts.size + kept.histograms };
     },
-    deepPages: () => ({ hits: reader.lists.hits, misses: reader.lists.misses, ids: reader.orders.weighs + reader.lists.weighs }),
+    deepPages: () => ({ hits: reader.memory.lists.hits, misses: reader.memory.lists.misses, ids: reader.memory.orders.weighs + reader.memory.lists.weighs }),
     pool: () => options.engine.poolStats(),
     reports: () => services.reports?.load ?? null,
     caches: () => [responses.describe(), ...reader.caches(), options.engine.statementCache()],

@@ -119,6 +119,30 @@ function filterExpression(eb: Builder, engine: Engine, caller: Caller, table: st
   }
 }
 
+/**
+ * Whether an index finds the records the filters match without reading the others: a term on an
+ * indexed column (every orderable field, every foreign key, `index: 'filter'`) other than a
+ * case-sensitive part lookup, a part lookup of three characters or more on a searched text, a
+ * term through a foreign key; all of an OR, one of an AND. (pages/in-sql.ts weighs a page's ways by it.)
+ */
+export function servedByIndex(tree: FilterTree): boolean {
+  switch (tree.kind) {
+    case 'and': return tree.items.some(servedByIndex);
+    case 'or': return tree.items.length > 0 && tree.items.every(servedByIndex);
+    case 'not': return false;
+    case 'term': {
+      if (tree.hops.length > 0) return true;
+      const { field } = tree;
+      switch (tree.lookup) {
+        case 'contains': case 'startswith': case 'endswith': return false;
+        case 'icontains': case 'istartswith': case 'iendswith':
+          return field.index === 'search' && [...(sortKey(tree.value as string) ?? '')].length >= 3;
+        default: return field.orderable || field.references !== undefined || field.index === 'filter';
+      }
+    }
+  }
+}
+
 /** `query` (records of `table` as `t`) narrowed to those matching the filters. */
 export function whereFilters(query: Query, engine: Engine, caller: Caller, table: string, filters: FilterTree | undefined, use: FilterUse = 'indexed'): Query {
   // No filter at all (the common case) adds nothing: not even an expression builder to make.

@@ -10,7 +10,7 @@ import { entityOf } from '../resources/index.ts';
 import { orderColumn } from './columns.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { whereFilters, type FilterUse } from './filter-sql.ts';
-import { column, towardsProject, visibleRecords, type Query } from './visibility.ts';
+import { column, projectColumnOf, towardsProject, visibleRecords, type Query } from './visibility.ts';
 
 export interface PageRequest {
   order: readonly OrderTerm[];
@@ -18,8 +18,10 @@ export interface PageRequest {
   pinned: boolean;
   limit: number;
   offset: number;
-  /** Found by walking the order's index, the filters checked row by row (reader.ts, `walks`). */
+  /** Found by walking the order's index, the filters checked row by row (pages/in-sql.ts, `walks`). */
   walk?: boolean;
+  /** Only records of these projects can match (pages/in-sql.ts, `within`): read through the project's index. */
+  within?: readonly number[];
 }
 
 /** Where a page in id order starts looking: at the id of a known position before it (reader.ts). */
@@ -82,6 +84,8 @@ export async function countQuery(engine: Engine, resource: Resource, caller: Cal
 export async function pageQuery(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
   let records = selectColumns(await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'unindexed' : 'indexed'), entityOf(resource.table));
   if (seek) records = records.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
+  const project = page.within ? projectColumnOf(entityOf(resource.table), 't') : null;
+  if (project && page.within) records = records.where(engine.dialect.inList(project as never, engine.dialect.listParameter(page.within)));
   return applyOrder(engine, records, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
 }
 

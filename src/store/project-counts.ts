@@ -92,6 +92,30 @@ export class ProjectCounts {
     return total;
   }
 
+  /**
+   * Where the caller's matching records are: the projects they see that hold some, and how many
+   * records of the list (matching or not) those projects hold. Null where a project cannot be
+   * named (records whose path to a project is broken, seen by administrators only).
+   */
+  async whereMatches(resource: Resource, caller: Caller, filters: FilterTree | undefined, key: string): Promise<{ projects: number[]; rows: number } | null> {
+    const versions = this.engine.versionNow() ?? (await this.engine.version());
+    const matching = await this.current(resource, filters, `${resource.name}|${key}`, versions);
+    const all = await this.current(resource, undefined, `${resource.name}|${filterKey(undefined)}`, versions);
+    const seen = caller.isAdmin ? null : await this.visibleTo(caller, versions);
+    const projects: number[] = [];
+    let rows = 0;
+    for (let index = 0; index < matching.projects.length; index += 1) {
+      const project = matching.projects[index];
+      if (seen ? !seen.has(project) : project < 0) {
+        if (!seen) return null;
+        continue;
+      }
+      projects.push(project);
+      rows += all.counts[bisect(all.projects, project)] ?? 0;
+    }
+    return { projects, rows };
+  }
+
   /** Counts every list whose counts are kept, unfiltered, one after the other (a failure is left for a request to meet). */
   async warm(): Promise<void> {
     for (const resource of RESOURCES) {
@@ -187,6 +211,18 @@ export class ProjectCounts {
     this.held -= this.weights.get(key) ?? 0;
     this.weights.delete(key);
   }
+}
+
+/** Where `project` is in the ascending `projects` (-1 where it is not). */
+function bisect(projects: Int32Array, project: number): number {
+  let [low, high] = [0, projects.length - 1];
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if (projects[middle] === project) return middle;
+    if (projects[middle] < project) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 /** Counts per project as two arrays, projects ascending; projects left without records dropped. */

@@ -184,6 +184,14 @@ export async function projectOf(db: Kysely<Database>, entity: Entity, record: Ro
   return (value as number | null) ?? null;
 }
 
+/** The column of a record (as `alias`) that holds its project, where the record holds it: its own foreign key or PROJECT_COLUMN. */
+export function projectColumnOf(entity: Entity, alias: string): RawBuilder<unknown> | null {
+  const path = projectPathOf(entity);
+  if (!path || path.length === 0) return null;
+  if (carriesProject(entity)) return column(alias, PROJECT_COLUMN);
+  return path.length === 1 ? column(alias, path[0]) : null;
+}
+
 /** The tables between an entity's table and its project: the records its path goes through. */
 export function pathTables(entity: Entity): string[] {
   const tables: string[] = [];

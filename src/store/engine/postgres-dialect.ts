@@ -1,0 +1,57 @@
+/**
+ * How PostgreSQL stores and compares what the declarations describe, and how lists are ordered,
+ * indexed and searched in it.
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { Dialect } from './engine.ts';
+
+/** Native booleans, numeric(p, s), date; timestamps as canonical UTC text (text/time.ts). */
+export const postgresDialect: Dialect = {
+  true: true,
+  sortKeyType: sql`text collate "C"`,
+  columnType(field) {
+    switch (field.type) {
+      case 'int': return 'integer';
+      case 'bool': return 'boolean';
+      case 'decimal': return sql.raw(`numeric(${field.digits?.[0] ?? 20}, ${field.digits?.[1] ?? 2})`);
+      case 'date': return 'date';
+      default: return 'text';
+    }
+  },
+  toDb(field, value) {
+    if (value === null || value === undefined) return null;
+    return field.type === 'json' ? JSON.stringify(value) : value;
+  },
+  fromDb(field, value) {
+    if (value === null) return null;
+    if (field.type === 'decimal') return Number(value);
+    if (field.type === 'json') return typeof value === 'string' ? JSON.parse(value) : value;
+    return value;
+  },
+  orderTerms(column, nullable, descending) {
+    if (!nullable) return [[column, descending ? 'desc' : 'asc']];
+    return [[column, (order) => (descending ? order.desc().nullsFirst() : order.asc().nullsLast())]];
+  },
+  inList: (column, list) => sql<SqlBool>`${column} = any(${list})`,
+  withinTime: null, // statement_timeout stops any statement
+  unindexed: (column) => column,
+  trigramIndex(table, column) {
+    const name = sql.id(`${table}_${column}_trgm`);
+    // Where pg_trgm cannot be had (not installed, or not ours to create) the lookups scan as before.
+    const create = sql`do $$ begin
+      create extension if not exists pg_trgm;
+      create index if not exists ${name} on ${sql.table(table)} using gin (${sql.ref(column)} gin_trgm_ops);
+    exception when undefined_file or insufficient_privilege or feature_not_supported then
+      raise notice 'no trigram index: %', sqlerrm;
+    end $$`;
+    return {
+      create: [create],
+      drop: [sql`drop index if exists ${name}`],
+    };
+  },
+  trigramCandidates: null,
+  listParameter: (ids) => ids,
+  orderIndexes(column): Record<string, RawBuilder<unknown>[]> {
+    return { asc: [sql.ref(column), sql`id`], desc: [sql`${sql.ref(column)} desc nulls first`, sql`id`] };
+  },
+};

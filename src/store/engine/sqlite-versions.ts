@@ -1,0 +1,39 @@
+/**
+ * The data versions as the embedded engine watches them (data-version.ts says what they are
+ * for). Every process reads the data version itself, once per turn of the event loop: the
+ * requests answered in one turn were all received during it, and a read per answer costs a third
+ * of a cached answer. The tables' versions are read again only when it has moved. A change made
+ * here forgets them at once; one made by another process is seen next turn.
+ */
+import type SQLite from 'better-sqlite3';
+import { CompiledQuery, type Kysely } from 'kysely';
+import { TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Database, type Engine, type Versions } from './engine.ts';
+import type { SqliteStatements } from './sqlite-rows.ts';
+
+export function watchVersions(handle: SQLite.Database, statements: SqliteStatements, db: Kysely<Database>): Pick<Engine, 'versionNow' | 'version' | 'changed'> {
+  let versions: Versions | undefined;
+  let checkedThisTurn = false;
+  const versionNow = (): Versions | undefined => {
+    if (handle.inTransaction) return undefined; // read after it, through Kysely
+    if (!checkedThisTurn) {
+      const data = (statements.prepared(VERSION_SQL, 'value').get() as number | undefined) ?? 0;
+      if (versions?.data !== data) versions = versionsOf(data, statements.prepared(TABLE_VERSIONS_SQL, 'arrays').all() as [string, number][]);
+      checkedThisTurn = true;
+      setImmediate(() => (checkedThisTurn = false));
+    }
+    return versions;
+  };
+  return {
+    versionNow,
+    async version() {
+      const now = versionNow();
+      if (now !== undefined) return now;
+      const [row] = (await db.executeQuery<{ version: number }>(CompiledQuery.raw(VERSION_SQL))).rows;
+      const tables = (await db.executeQuery<{ name: string; version: number }>(CompiledQuery.raw(TABLE_VERSIONS_SQL))).rows;
+      return versionsOf(Number(row?.version ?? 0), tables.map(({ name, version }) => [name, version] as const));
+    },
+    changed() {
+      checkedThisTurn = false;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * A page read in SQL: the caller's matching records in the requested order, from a noted position
+ * when seek.ts found one. Every orderable field has indexes for either direction (indexes.ts), so
+ * page 1 of any order reads its own rows. With filters, the count is known before the page is
+ * read, and `way` chooses how the page is found: by walking the order's index and checking the
+ * filters row by row, by reading only the projects that hold the matches, or by letting the
+ * filters' indexes find every match and sorting them.
+ *
+ * The compiled query is kept per version of the list's tables under every input it is made from,
+ * values included (a key that holds everything cannot pick another query's SQL or parameters):
+ * the same page read again after its answer was evicted or made stale costs no building.
+ */
+import type { CompiledQuery } from 'kysely';
+import { filterKey, filtersAnything, type FilterTree } from '../../query/filters.ts';
+import type { Caller, Resource } from '../../resources/define.ts';
+import type { CacheDescription } from '../caches.ts';
+import { VersionedCache } from '../data-version.ts';
+import type { Columns, Engine } from '../engine/index.ts';
+import { servedByIndex } from '../filter-sql.ts';
+import { pageQuery, type PageRequest, type Seek } from '../list-sql.ts';
+import { visibilityKey } from '../visibility.ts';
+import { describeVersioned, LIST_TABLES, LONG_ROWS } from './shared.ts';
+
+/** A page is read within the projects that hold its matches when they are at most this many (one parameter, and part of the statement's key). */
+const WITHIN_PROJECTS = 1000;
+
+/** Where a list's matching records are (ProjectCounts#whereMatches), for lists whose counts are kept per project. */
+export type WhereMatches = (resource: Resource, caller: Caller, filters: FilterTree) => Promise<{ projects: number[]; rows: number } | null>;
+
+export class SqlPages {
+  private readonly statements = new VersionedCache<CompiledQuery>();
+  private readonly engine: Engine;
+  /** How many records the table holds (an administrator's unfiltered count). */
+  private readonly tableSize: (resource: Resource) => Promise<number>;
+  private readonly whereMatches: WhereMatches;
+
+  constructor(engine: Engine, tableSize: (resource: Resource) => Promise<number>, whereMatches: WhereMatches) {
+    this.engine = engine;
+    this.tableSize = tableSize;
+    this.whereMatches = whereMatches;
+  }
+
+  /** The page's rows as the database gives them; `total` is the list's count. */
+  async read(resource: Resource, caller: Caller, page: PageRequest, total: number, version: number, filters?: FilterTree, seeking?: { seek: Seek; offset: number } | null): Promise<Columns[]> {
+    const request = { ...page, offset: seeking?.offset ?? page.offset, ...(await this.way(resource, caller, page, total, filters)) };
+    const key = JSON.stringify([resource.name, visibilityKey(caller), filterKey(filters), request, seeking?.seek ?? null]);
+    const query = await this.statements.get(version, key, async () => (await pageQuery(this.engine, resource, caller, request, filters, seeking?.seek)).compile());
+    // A page that walks many rows (deep, filtered, or large) may take long: off the event loop.
+    const long = request.offset + request.limit >= LONG_ROWS || filtersAnything(filters);
+    return long ? this.engine.runLong(query) : this.engine.run(query);
+  }
+
+  caches(): CacheDescription[] {
+    return [describeVersioned('page_statements', this.statements, 'a page\'s compiled SQL', 'resource, what the caller may see, filters, page, seek', LIST_TABLES)];
+  }
+
+  /**
+   * Whether a filtered page is found by walking its order's index, checking the filters row by
+   * row, rather than by the filters' indexes and a sort of every match. The walk meets about
+   * (offset + limit) × rows / matches rows, the sort handles every match; the cheaper one is
+   * chosen, so neither costs more than the square root of (offset + limit) × rows. (A planner
+   * knows neither the count nor, with parameters, how many rows a range holds.) A list in its
+   * pinned order has no index to walk.
+   */
+  /**
+   * How a filtered page is found, by what each way reads (the count is known, the planner knows
+   * neither it nor, with parameters, how many rows a range holds):
+   *   walk    the order's index, checking the filters row by row: about (offset + limit) × rows
+   *           / matches rows (none where the list is in its pinned order, which no index holds);
+   *   within  only the records of the projects that hold matches (counts kept per project say
+   *           which), through the project's index: as many rows as those projects hold;
+   *   sort    the filters' own index finds every match, sorted after: `matches` rows; or, where
+   *           no index serves them (a two-letter search, a text's end), every row of the table.
+   * The cheapest is chosen; a tie goes to the planner's own way.
+   */
+  private async way(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<Pick<PageRequest, 'walk' | 'within'>> {
+    if (!filters || !filtersAnything(filters)) return {};
+    const rows = await this.tableSize(resource);
+    const sort = servedByIndex(filters) ? total : rows;
+    const walk = page.pinned && resource.pinnedOrder ? Infinity : ((page.offset + page.limit) * rows) / Math.max(total, 1);
+    const where = await this.whereMatches(resource, caller, filters);
+    const within = where && where.projects.length <= WITHIN_PROJECTS ? where.rows : Infinity;
+    if (walk < sort && walk <= within) return { walk: true };
+    if (within < sort) return { within: where!.projects };
+    return {};
+  }
+}

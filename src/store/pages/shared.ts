@@ -1,0 +1,21 @@
+/** What the ways of finding a page share: the key of a list as a caller sees it, and what a long read is. */
+import { filterKey, type FilterTree } from '../../query/filters.ts';
+import type { Caller, Resource } from '../../resources/define.ts';
+import type { CacheDescription } from '../caches.ts';
+import type { VersionedCache } from '../data-version.ts';
+import { visibilityKey } from '../visibility.ts';
+
+/** Reads that walk or return this many rows run off the event loop (Engine.runLong). */
+export const LONG_ROWS = 300;
+
+/** A list as a caller sees it: its resource, what the caller may see, and the filters. */
+export const listKey = (resource: Resource, caller: Caller, filters?: FilterTree) => `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
+
+/** What makes an entry about a list stale. */
+export const LIST_TABLES = "a write to any table the resource's answers are read from (its stamp)";
+
+/** A VersionedCache as the registry describes it (caches.ts). */
+export function describeVersioned(name: string, cache: Pick<VersionedCache<unknown>, 'limits' | 'figures'>, holds: string, key: string, stale: string, unit = ''): CacheDescription {
+  const { entries, weight } = cache.limits;
+  return { name, holds, key, bound: `${entries.toLocaleString('en')} entries${Number.isFinite(weight) ? `, ${weight.toLocaleString('en')} ${unit}` : ''}`, stale, figures: () => cache.figures() };
+}
