@@ -103,10 +103,13 @@ for (const store of testStores()) {
             for (const [who, caller] of callers) {
               const list = parseListQuery(resource, [...new URLSearchParams(`${query}&ordering=${ordering}`)], caller);
               const where = await server.reader.projectCounts.whereMatches(resource, caller, list.filters, filterKey(list.filters));
-              const read = async (offset: number, way: { walk?: boolean; within?: number[] }) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters)).compile())).map((row) => row.id);
+              const read = async (offset: number, way: { walk?: number; within?: number[] }) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters)).compile())).map((row) => row.id);
               for (const offset of [0, 2]) {
                 const sorted = JSON.stringify(await read(offset, {}));
-                const walked = JSON.stringify(await read(offset, { walk: true }));
+                const walked = JSON.stringify(await read(offset, { walk: 1_000_000 }));
+                // A walk cut short holds fewer, never others: the first of the sorted ones.
+                const cut = await read(offset, { walk: offset + 2 });
+                if (JSON.stringify(cut) !== JSON.stringify(JSON.parse(walked).slice(0, cut.length)) && cut.length > 0) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: a walk cut short found ${JSON.stringify(cut)}`);
                 const within = where ? JSON.stringify(await read(offset, { within: where.projects })) : sorted;
                 if (walked !== sorted || within !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ${walked} walked, ${within} within its projects, ${sorted} sorted`);
               }

@@ -18,8 +18,8 @@ export interface PageRequest {
   pinned: boolean;
   limit: number;
   offset: number;
-  /** Found by walking the order's index, the filters checked row by row (pages/in-sql.ts, `walks`). */
-  walk?: boolean;
+  /** Found by walking the order's index for at most this many rows, the filters checked row by row (pages/in-sql.ts, `way`). */
+  walk?: number;
   /** Only records of these projects can match (pages/in-sql.ts, `within`): read through the project's index. */
   within?: readonly number[];
 }
@@ -37,8 +37,8 @@ function field(resource: Resource, name: string): StoredField {
 }
 
 /** The caller's visible records that match the filters. */
-async function matchingRecords(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, db?: Kysely<Database>, use?: FilterUse): Promise<Query> {
-  return whereFilters(await visibleRecords(engine, resource, caller, db), engine, caller, resource.table, filters, use);
+async function matchingRecords(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, db?: Kysely<Database>, use?: FilterUse, from?: Query): Promise<Query> {
+  return whereFilters(await visibleRecords(engine, resource, caller, db, from), engine, caller, resource.table, filters, use);
 }
 
 function applyOrder(engine: Engine, query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean): Query {
@@ -82,11 +82,24 @@ export async function countQuery(engine: Engine, resource: Resource, caller: Cal
 
 /** One page: the caller's matching records in the requested order (from `seek` on, when given). */
 export async function pageQuery(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
-  let records = selectColumns(await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'unindexed' : 'indexed'), entityOf(resource.table));
-  if (seek) records = records.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
+  const from = page.walk ? walked(engine, resource, page, seek) : undefined;
+  let records = selectColumns(await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'unindexed' : 'indexed', from), entityOf(resource.table));
+  if (seek && !from) records = records.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
   const project = page.within ? projectColumnOf(entityOf(resource.table), 't') : null;
   if (project && page.within) records = records.where(engine.dialect.inList(project as never, engine.dialect.listParameter(page.within)));
   return applyOrder(engine, records, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
+}
+
+/**
+ * The first `walk` records of the table in the page's order (from `seek` on), as `t`: a walk
+ * that meets no more rows than that whatever the filters (pages/in-sql.ts falls back to another
+ * way where it found too few). A subquery with a LIMIT is not merged into a query that joins.
+ */
+function walked(engine: Engine, resource: Resource, page: PageRequest, seek?: Seek): Query {
+  let rows: Query = engine.db.selectFrom(`${resource.table} as t`).selectAll('t');
+  if (seek) rows = rows.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
+  rows = applyOrder(engine, rows, resource, page.order, page.pinned).limit(page.walk as number);
+  return engine.db.selectFrom(rows.as('t'));
 }
 
 /** The ids of the caller's matching records (reader.ts, deep pages). */

@@ -80,10 +80,10 @@ export class ProjectCounts {
     return path !== null && path.length > 0 && ownFieldsOnly(filters);
   }
 
-  /** How many of the list's matching records the caller may see. */
-  async count(resource: Resource, caller: Caller, filters: FilterTree | undefined, filterKey: string): Promise<number> {
+  /** How many of the list's matching records the caller may see; `key` is the filters' (query/filters.ts, filterKey). */
+  async count(resource: Resource, caller: Caller, filters: FilterTree | undefined, key: string): Promise<number> {
     const versions = this.engine.versionNow() ?? (await this.engine.version());
-    const histogram = await this.current(resource, filters, `${resource.name}|${filterKey}`, versions);
+    const histogram = await this.current(resource, filters, `${resource.name}|${key}`, versions);
     if (caller.isAdmin) return histogram.total;
     const seen = await this.visibleTo(caller, versions);
     let total = 0;

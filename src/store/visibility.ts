@@ -124,9 +124,9 @@ function ownProjects(engine: Engine, query: Query, caller: Caller): Query {
   });
 }
 
-/** The records of `resource` the caller may see, as `t`, before filters, order and paging; `db` runs what it must read first. */
-export async function visibleRecords(engine: Engine, resource: Resource, caller: Caller, db: Kysely<Database> = engine.db): Promise<Query> {
-  const query: Query = engine.db.selectFrom(`${resource.table} as t`);
+/** The records of `resource` the caller may see, as `t` (read from `from` where given), before filters, order and paging; `db` runs what it must read first. */
+export async function visibleRecords(engine: Engine, resource: Resource, caller: Caller, db: Kysely<Database> = engine.db, from?: Query): Promise<Query> {
+  const query: Query = from ?? engine.db.selectFrom(`${resource.table} as t`);
   if (caller.isAdmin) return query;
   const visibility = resource.visibility;
   switch (visibility.kind) {

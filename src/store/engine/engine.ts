@@ -51,7 +51,7 @@ export interface Dialect {
   readonly withinTime: ((column: Expression<unknown>) => RawBuilder<SqlBool>) | null;
   /**
    * `column` as a filter compares it when the page is to be found by walking its order's index
-   * (store/reader.ts, `walks`): SQLite's `+column`, which no index serves, so that its planner
+   * (store/pages/in-sql.ts, `way`): SQLite's `+column`, which no index serves, so that its planner
    * cannot prefer the filter's index and sort every match; the column itself where the planner
    * weighs a LIMIT against its statistics (PostgreSQL).
    */

@@ -21,6 +21,10 @@ import { pageQuery, type PageRequest, type Seek } from '../list-sql.ts';
 import { visibilityKey } from '../visibility.ts';
 import { describeVersioned, LIST_TABLES, LONG_ROWS } from './shared.ts';
 
+/** A walk stops after this many times the rows it should meet, and never before WALK_MIN. */
+const WALK_SLACK = 4;
+const WALK_MIN = 1000;
+
 /** A page is read within the projects that hold its matches when they are at most this many (one parameter, and part of the statement's key). */
 const WITHIN_PROJECTS = 1000;
 
@@ -42,7 +46,16 @@ export class SqlPages {
 
   /** The page's rows as the database gives them; `total` is the list's count. */
   async read(resource: Resource, caller: Caller, page: PageRequest, total: number, version: number, filters?: FilterTree, seeking?: { seek: Seek; offset: number } | null): Promise<Columns[]> {
-    const request = { ...page, offset: seeking?.offset ?? page.offset, ...(await this.way(resource, caller, page, total, filters)) };
+    const offset = seeking?.offset ?? page.offset;
+    const way = await this.way(resource, caller, { ...page, offset }, total, filters);
+    const rows = await this.run(resource, caller, { ...page, offset, ...way.first }, version, filters, seeking);
+    // A walk cut short (the matches lie further along the order than their number promised) is
+    // read again the next way: the page holds exactly this many records.
+    if (way.first.walk && rows.length < Math.min(page.limit, total - page.offset)) return this.run(resource, caller, { ...page, offset, ...way.then }, version, filters, seeking);
+    return rows;
+  }
+
+  private async run(resource: Resource, caller: Caller, request: PageRequest, version: number, filters?: FilterTree, seeking?: { seek: Seek; offset: number } | null): Promise<Columns[]> {
     const key = JSON.stringify([resource.name, visibilityKey(caller), filterKey(filters), request, seeking?.seek ?? null]);
     const query = await this.statements.get(version, key, async () => (await pageQuery(this.engine, resource, caller, request, filters, seeking?.seek)).compile());
     // A page that walks many rows (deep, filtered, or large) may take long: off the event loop.
@@ -73,15 +86,17 @@ export class SqlPages {
    *           no index serves them (a two-letter search, a text's end), every row of the table.
    * The cheapest is chosen; a tie goes to the planner's own way.
    */
-  private async way(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<Pick<PageRequest, 'walk' | 'within'>> {
-    if (!filters || !filtersAnything(filters)) return {};
+  private async way(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<{ first: Pick<PageRequest, 'walk' | 'within'>; then: Pick<PageRequest, 'within'> }> {
+    if (!filters || !filtersAnything(filters)) return { first: {}, then: {} };
     const rows = await this.tableSize(resource);
     const sort = servedByIndex(filters) ? total : rows;
     const walk = page.pinned && resource.pinnedOrder ? Infinity : ((page.offset + page.limit) * rows) / Math.max(total, 1);
     const where = await this.whereMatches(resource, caller, filters);
     const within = where && where.projects.length <= WITHIN_PROJECTS ? where.rows : Infinity;
-    if (walk < sort && walk <= within) return { walk: true };
-    if (within < sort) return { within: where!.projects };
-    return {};
+    const then = within < sort ? { within: where!.projects } : {};
+    // The walk may meet matches later than their share says (a text that goes with an order):
+    // it stops at a few times the rows it should meet, and the page is read the next way.
+    if (walk < Math.min(sort, within)) return { first: { walk: Math.max(WALK_MIN, Math.ceil(walk * WALK_SLACK)) }, then };
+    return { first: then, then };
   }
 }
