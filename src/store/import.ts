@@ -13,7 +13,7 @@ import { changeData } from './data-version.ts';
 import { syncAllGeneratedIds } from './migrations.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { IdSet } from './idset.ts';
-import { createSecondaryIndexes, dropSecondaryIndexes } from './indexes.ts';
+import { createAllIndexes, dropAllIndexes } from './indexes.ts';
 import { fillProjects, pathTables } from './visibility.ts';
 import { batchSize, carriesProject, fromColumns, insertRows } from './columns.ts';
 
@@ -110,11 +110,11 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
       const tables = [entity, ...(entity.nested ?? []).map((nested) => nested.entity)];
       const empty = tables.every((table) => books.idsOf(table.table).size === 0 && !populated.has(table.table));
       // A bulk load into an empty table builds its indexes afterwards, in one sorted pass each.
-      if (empty) for (const table of tables) await dropSecondaryIndexes(trx, engine.dialect, table);
+      if (empty) for (const table of tables) await dropAllIndexes(trx, engine.dialect, table);
       counts.set(file, await importFile(trx, engine, entity, source, books, options));
       for (const table of tables) loaded.add(table.table);
       if (carriesProject(entity)) await fillProjects(trx, entity);
-      if (empty) for (const table of tables) await createSecondaryIndexes(trx, engine.dialect, table);
+      if (empty) for (const table of tables) await createAllIndexes(trx, engine.dialect, table);
     }
     // Records whose path to their project went through records this import replaced.
     for (const entity of TABLES.filter((table) => carriesProject(table) && !loaded.has(table.table))) {

@@ -40,7 +40,6 @@ export function secondaryIndexes(entity: Entity, dialect: Dialect): Index[] {
       indexes.push({ name: `${entity.table}_${column}_idx`, columns: [sql.ref(column)] });
     }
   }
-  if (carriesProject(entity)) indexes.push({ name: `${entity.table}${PROJECT_COLUMN}_idx`, columns: [sql.ref(PROJECT_COLUMN)] });
   return indexes;
 }
 
@@ -49,15 +48,34 @@ export function searchedColumns(entity: Entity): string[] {
   return storedFields(entity).filter(([, field]) => field.index === 'search').map(([name, field]) => orderColumn(name, field));
 }
 
-export async function createSecondaryIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
-  for (const index of secondaryIndexes(entity, dialect)) {
-    await sql`create index if not exists ${sql.id(index.name)} on ${sql.table(entity.table)} (${sql.join(index.columns)})`.execute(db);
-  }
+/** The index of the project a record keeps (columns.ts, PROJECT_COLUMN), where it keeps one. */
+const projectIndex = (entity: Entity): Index[] => (carriesProject(entity) ? [{ name: `${entity.table}${PROJECT_COLUMN}_idx`, columns: [sql.ref(PROJECT_COLUMN)] }] : []);
+
+async function createIndexes(db: Kysely<Database>, entity: Entity, indexes: readonly Index[]): Promise<void> {
+  for (const index of indexes) await sql`create index if not exists ${sql.id(index.name)} on ${sql.table(entity.table)} (${sql.join(index.columns)})`.execute(db);
+}
+
+/** The indexes of lists' orders and filters (what migrations 4 and 5 made). */
+export const createSecondaryIndexes = (db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> => createIndexes(db, entity, secondaryIndexes(entity, dialect));
+
+/** The trigram indexes of searched texts (migration 10). */
+export async function createTrigramIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
   for (const column of searchedColumns(entity)) for (const statement of dialect.trigramIndex(entity.table, column).create) await statement.execute(db);
 }
 
-export async function dropSecondaryIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
-  for (const index of secondaryIndexes(entity, dialect)) await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
+/** The index of the project a record keeps (migration 11). */
+export const createProjectIndex = (db: Kysely<Database>, entity: Entity): Promise<void> => createIndexes(db, entity, projectIndex(entity));
+
+/** Every index a table has now: a new table's, or one loaded in bulk. */
+export async function createAllIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
+  await createSecondaryIndexes(db, dialect, entity);
+  await createTrigramIndexes(db, dialect, entity);
+  await createProjectIndex(db, entity);
+}
+
+/** Every index but the primary key's and the unique ones, before a bulk load into an empty table. */
+export async function dropAllIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
+  for (const index of [...secondaryIndexes(entity, dialect), ...projectIndex(entity)]) await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
   for (const column of searchedColumns(entity)) for (const statement of dialect.trigramIndex(entity.table, column).drop) await statement.execute(db);
 }
 

@@ -10,7 +10,7 @@ import { sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { carriesProject, insertRows, PROJECT_COLUMN } from './columns.ts';
 import { fillProjects } from './visibility.ts';
-import { createSecondaryIndexes, dropUndeclaredIndexes } from './indexes.ts';
+import { createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes } from './indexes.ts';
 
 interface Migration {
   version: number;
@@ -34,7 +34,7 @@ async function createTable(db: Kysely<Database>, engine: Engine, entity: Entity)
   for (const [name, field] of storedFields(entity)) {
     if (field.unique === true) await db.schema.createIndex(`${entity.table}_${name}_key`).unique().on(entity.table).column(name).execute();
   }
-  await createSecondaryIndexes(db, dialect, entity);
+  await createAllIndexes(db, dialect, entity);
 }
 
 /**
@@ -130,13 +130,13 @@ const MIGRATIONS: Migration[] = [
     version: 10,
     name: 'trigram indexes of the texts declared searched (index: \'search\')',
     async up(db, engine) {
-      for (const entity of TABLES) await createSecondaryIndexes(db, engine.dialect, entity);
+      for (const entity of TABLES) await createTrigramIndexes(db, engine.dialect, entity);
     },
   },
   {
     version: 11,
     name: 'the project kept on records it is several foreign keys away from (comments, targets, administrative locations)',
-    async up(db, engine) {
+    async up(db) {
       const tables = await db.introspection.getTables();
       for (const entity of TABLES.filter(carriesProject)) {
         // A database created by this version has it already (migration 1 creates tables as declared now).
@@ -144,7 +144,7 @@ const MIGRATIONS: Migration[] = [
           await db.schema.alterTable(entity.table).addColumn(PROJECT_COLUMN, 'integer').execute();
         }
         await fillProjects(db, entity);
-        await createSecondaryIndexes(db, engine.dialect, entity);
+        await createProjectIndex(db, entity);
       }
     },
   },

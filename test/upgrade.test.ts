@@ -1,0 +1,52 @@
+/**
+ * A database made before the flat-cost work (schema version 7: no change log, no statistics, no
+ * trigram indexes, no project kept on deep records) is brought up to date by `migrate`, data
+ * kept, each migration in its turn: the project index of migration 11 cannot come before its
+ * column, nor anything of a later migration before the one that makes what it needs.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { TABLES } from '../src/resources/index.ts';
+import { carriesProject, PROJECT_COLUMN } from '../src/store/columns.ts';
+import { dropAllIndexes, createSecondaryIndexes } from '../src/store/indexes.ts';
+import { importRecords } from '../src/store/import.ts';
+import { migrate } from '../src/store/migrations.ts';
+import { readDataset } from '../src/store/dataset-files.ts';
+import { openEngine, type Engine } from '../src/store/engine/index.ts';
+import { FIXTURE, testStores } from './support/server.ts';
+
+/** The schema as version 7 left it, with the fixture's data. */
+async function asVersionSeven(engine: Engine): Promise<void> {
+  await migrate(engine);
+  await importRecords(engine, readDataset(FIXTURE));
+  for (const entity of TABLES) {
+    await dropAllIndexes(engine.db, engine.dialect, entity);
+    await createSecondaryIndexes(engine.db, engine.dialect, entity);
+    if (carriesProject(entity)) await sql`alter table ${sql.table(entity.table)} drop column ${sql.ref(PROJECT_COLUMN)}`.execute(engine.db);
+  }
+  await sql`drop table change_log`.execute(engine.db);
+  await engine.db.deleteFrom('schema_migration').where('version', '>=', 8).execute();
+}
+
+for (const store of testStores()) {
+  describe(`upgrade from schema version 7 (${store.name})`, () => {
+    test('applies 8 to 11 in turn, and fills the project kept on deep records', async () => {
+      const database = await store.create();
+      const engine = openEngine(database.url);
+      try {
+        await asVersionSeven(engine);
+        assert.deepEqual(await migrate(engine), [8, 9, 10, 11]);
+        for (const entity of TABLES.filter(carriesProject)) {
+          const rows = await engine.db.selectFrom(entity.table).select((eb) => [eb.fn.countAll().as('all'), eb.fn.count(PROJECT_COLUMN).as('kept')]).executeTakeFirstOrThrow();
+          assert.ok(Number(rows.all) > 0, entity.table);
+          assert.equal(Number(rows.kept), Number(rows.all), `${entity.table}: every record keeps its project`);
+        }
+        assert.deepEqual(await migrate(engine), []);
+      } finally {
+        await engine.close();
+        await database.drop();
+      }
+    });
+  });
+}
