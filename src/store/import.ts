@@ -13,7 +13,7 @@ import { changeData } from './data-version.ts';
 import { syncAllGeneratedIds } from './migrations.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { IdSet } from './idset.ts';
-import { createAllIndexes, dropAllIndexes } from './indexes.ts';
+import { createAllIndexes, dropAllIndexes, UNANALYZED } from './indexes.ts';
 import { fillProjects, pathTables } from './visibility.ts';
 import { batchSize, carriesProject, fromColumns, insertRows } from './columns.ts';
 
@@ -85,6 +85,8 @@ async function remember(trx: Transaction<Database>, engine: Engine, books: Bookk
 /** What `keepUsers` keeps from the database a replacing import empties. */
 const USER_TABLES = new Set(['user', 'employment', 'api_token']);
 
+
+
 export async function importRecords(engine: Engine, sources: readonly DatasetSource[], options: ImportOptions = {}): Promise<Map<string, number>> {
   const byFile = new Map(sources.map((source) => [source.file, source]));
   const kept = options.replace && options.keepUsers ? USER_TABLES : new Set<string>();
@@ -122,6 +124,9 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
     }
     if (kept.has('employment')) await trx.deleteFrom('employment').where('organisation', 'not in', trx.selectFrom('organisation').select('id')).execute();
   }, { lockWaitMs: Infinity }));
+  // Without statistics the planner guesses from empty tables and sorts whole lists for page 1, or
+  // reads a range that holds most of a table through its index.
+  await engine.analyze(UNANALYZED);
   // Only once the data is committed: a sequence moved inside a failed import stays moved.
   await syncAllGeneratedIds(engine);
   return counts;

@@ -2,7 +2,7 @@
  * Versioned schema migrations, one source for both engines. Each runs once, under a lock and
  * inside a transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.ts';
 import { ENTITY_BY_TABLE, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
@@ -10,7 +10,7 @@ import { sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { carriesProject, insertRows, PROJECT_COLUMN } from './columns.ts';
 import { fillProjects } from './visibility.ts';
-import { createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes } from './indexes.ts';
+import { createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
 
 interface Migration {
   version: number;
@@ -121,9 +121,9 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 9,
-    name: 'the planner\'s statistics, which imports gather from now on (Engine.bulkLoad)',
-    async up(db) {
-      await sql`analyze`.execute(db);
+    name: 'the planner\'s statistics, which imports gather from now on (Engine.analyze)',
+    async up(db, engine) {
+      await engine.analyze(UNANALYZED, db);
     },
   },
   {

@@ -92,8 +92,13 @@ export interface Engine {
   stream(query: CompiledQuery, batchSize: number): AsyncIterable<Columns[]>;
   /** Rows of values (in `columns` order) into one table, inside the caller's transaction `db`. */
   insertMany(db: Kysely<Database>, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
-  /** Surrounds a bulk load: whatever helps the engine load much data, and plan well after it. */
+  /** Surrounds a bulk load: whatever helps the engine load much data. */
   bulkLoad<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Gathers the planner's statistics of every table but `except` (in `db` when given: a
+   * migration's transaction), and forgets any it had of those.
+   */
+  analyze(except: readonly string[], db?: Kysely<Database>): Promise<void>;
 
   /**
    * Runs `work` in a transaction no other process runs at the same time (migrations): instances

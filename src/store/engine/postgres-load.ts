@@ -9,7 +9,7 @@ import { rowsPerInsert, type Database, type Engine } from './engine.ts';
 /** The advisory lock key migrations take (any fixed number; this one spells "rsr-api"). */
 const MIGRATION_LOCK = 0x7273722d617069n.toString();
 
-export function postgresLoading(db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'exclusively' | 'generateIds' | 'syncGeneratedIds' | 'isIdClash'> {
+export function postgresLoading(db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'exclusively' | 'generateIds' | 'syncGeneratedIds' | 'isIdClash'> {
   return {
     async insertMany(within, table, columns, rows) {
       const size = rowsPerInsert(columns.length);
@@ -18,11 +18,10 @@ export function postgresLoading(db: Kysely<Database>): Pick<Engine, 'insertMany'
         await within.insertInto(table).values(values).execute();
       }
     },
-    async bulkLoad(work) {
-      const result = await work();
-      // Without statistics the planner guesses from empty tables and sorts whole lists for page 1.
-      await sql`analyze`.execute(db);
-      return result;
+    bulkLoad: (work) => work(),
+    async analyze(_except, within) {
+      // Every table: PostgreSQL weighs a LIMIT and a join by the statistics as they are.
+      await sql`analyze`.execute(within ?? db);
     },
     exclusively(work) {
       // A transaction-scoped advisory lock: released at commit or rollback, even if the process dies.

@@ -1,8 +1,7 @@
 /**
  * How the embedded engine takes much data at once (imports) and runs migrations: rows inserted
  * through one prepared single-row statement per table and columns (in-process, that beats
- * compiling batches), a large page cache during a bulk load and the planner's statistics after
- * it, and migrations under an exclusive lock that other processes wait for between attempts.
+ * compiling batches), a large page cache during a bulk load, the planner's statistics, and migrations under an exclusive lock that other processes wait for between attempts.
  */
 import type SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
@@ -13,7 +12,7 @@ const EXCLUSIVE_WAIT_MS = 120_000;
 /** During a bulk load every index page is touched: SQLite may keep 512 MiB of them in memory. */
 const BULK_CACHE_KIB = 524_288;
 
-export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'exclusively'> {
+export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'exclusively'> {
   const inserts = new Map<string, SQLite.Statement>();
   return {
     async insertMany(within, table, columns, rows) {
@@ -30,15 +29,16 @@ export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pi
       const cacheSize = handle.pragma('cache_size', { simple: true });
       handle.pragma(`cache_size = -${BULK_CACHE_KIB}`);
       try {
-        const result = await work();
-        // The planner's statistics (with STAT4's samples of each index): without them it cannot
-        // tell a range that holds most of a table from one that holds a few rows, and walks
-        // millions of rows through an index where a scan, or the order's index, costs a page.
-        handle.exec('analyze');
-        return result;
+        return await work();
       } finally {
         handle.pragma(`cache_size = ${Number(cacheSize)}`);
       }
+    },
+    async analyze(except, within) {
+      // With STAT4's samples of each index: a range's share of a table, not a guess.
+      await sql`analyze`.execute(within ?? db);
+      for (const table of ['sqlite_stat1', 'sqlite_stat4']) await sql`delete from ${sql.table(table)} where tbl in (${sql.join(except)})`.execute(within ?? db);
+      await sql`analyze sqlite_schema`.execute(within ?? db); // read again by the planner
     },
     exclusively(work) {
       return db.connection().execute(async (connection) => {
