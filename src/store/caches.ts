@@ -1,7 +1,7 @@
 /**
  * The registry of every cache that makes repeated answers cheap: what each holds, under what key,
  * how much it may hold, and what makes an entry stale, beside its figures. Each owner describes
- * its caches where it makes them (store/reader.ts, http/response-cache.ts, the engines'
+ * its caches where it makes them (store/reader.ts and its rooms, http/response-cache.ts, the engines'
  * statements); /metrics shows every one (ops/metrics.ts: rsr_api_cache_*), so that an operator
  * and a newcomer read the same list.
  */

@@ -24,7 +24,7 @@ export interface PageRequest {
   within?: readonly number[];
 }
 
-/** Where a page in id order starts looking: at the id of a known position before it (reader.ts). */
+/** Where a page in id order starts looking: at the id of a known position before it (pages/seek.ts). */
 export interface Seek {
   id: number;
   descending: boolean;
@@ -102,12 +102,12 @@ function walked(engine: Engine, resource: Resource, page: PageRequest, seek?: Se
   return engine.db.selectFrom(rows.as('t'));
 }
 
-/** The ids of the caller's matching records (reader.ts, deep pages). */
+/** The ids of the caller's matching records (pages/in-memory.ts). */
 export async function matchQuery(engine: Engine, resource: Resource, caller: Caller, filters?: FilterTree): Promise<Query> {
   return (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));
 }
 
-/** The ids of every record of the resource's table, in the page's order, whoever sees them (reader.ts, deep pages). */
+/** The ids of every record of the resource's table, in the page's order, whoever sees them (pages/in-memory.ts). */
 export function orderQuery(engine: Engine, resource: Resource, page: Pick<PageRequest, 'order' | 'pinned'>): Query {
   const ids: Query = engine.db.selectFrom(`${resource.table} as t`).select(column('t', 'id').as('id'));
   return applyOrder(engine, ids, resource, page.order, page.pinned);

@@ -38,7 +38,7 @@ export interface Dialect {
   orderIndexes(column: string, nullable: boolean): Record<string, RawBuilder<unknown>[]>;
   /**
    * `column` is one of a list given as ONE parameter, so that a query reading related rows by
-   * id has one SQL text whatever the number of ids, compiled once (store/reader.ts).
+   * id has one SQL text whatever the number of ids, compiled once (store/related-rows.ts).
    */
   inList(column: Expression<unknown>, list: unknown): RawBuilder<SqlBool>;
   /** The value of that parameter for a list of ids. */
