@@ -13,6 +13,7 @@ import { RESOURCES } from '../src/resources/index.ts';
 import { parseListQuery } from '../src/query/list-query.ts';
 import { parseQueryString } from '../src/query/params.ts';
 import { changeData } from '../src/store/data-version.ts';
+import { pageQuery } from '../src/store/list-sql.ts';
 import { Reader } from '../src/store/reader.ts';
 import { request, startServer, testStores, type TestServer } from './support/server.ts';
 
@@ -146,6 +147,21 @@ for (const store of testStores()) {
       // The default order of comments is -id: the same pages without asking for it.
       assert.deepEqual(await ids('/rest/v1/indicator_period_data_comment/?page=100'), await ids('/rest/v1/indicator_period_data_comment/?ordering=-id,data&page=100'));
       server.reader.settledMs = new Reader(server.engine).settledMs;
+    });
+
+    test('a filtered page whose matches go with its order: the bounded walk comes back short, and the page is read again the next way', async () => {
+      // The demo's links of kind A have captions of their own kind, which sort below the videos'.
+      const link = RESOURCES.find((resource) => resource.name === 'link')!;
+      const list = parseListQuery(link, parseQueryString('kind=A&ordering=-caption'), ANONYMOUS);
+      const total = await server.reader.count(link, ANONYMOUS, list.filters);
+      for (const offset of [0, 60]) {
+        const page = { order: list.order, pinned: list.pinned, limit: 30, offset };
+        const sorted = (await server.engine.run((await pageQuery(server.engine, link, ANONYMOUS, page, list.filters)).compile())).map((row) => row.id);
+        const walked = await server.engine.run((await pageQuery(server.engine, link, ANONYMOUS, { ...page, walk: 1000 }, list.filters)).compile());
+        assert.ok(walked.length < Math.min(30, total - offset), `a walk of 1,000 rows finds ${walked.length} of the page from ${offset}: the case is not correlated`);
+        assert.equal(sorted.length, 30);
+        assert.deepEqual((await server.reader.page(link, ANONYMOUS, page, total, list.filters)).map((row) => row.id), sorted, `from ${offset}`);
+      }
     });
 
     test('deep pages found in memory hold what SQL gives: in every order, to every caller, filtered, and after writes', async () => {

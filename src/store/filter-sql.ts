@@ -22,11 +22,12 @@ const like = (dialect: Dialect, column: Expression<unknown>, pattern: string) =>
 };
 const COMPARISONS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-/** How a filter's own columns are compared: through their indexes, or (`unindexed`) row by row as a walk meets them. */
-export type FilterUse = 'indexed' | 'unindexed';
-
-/** `alias.name`, as `use` compares it. */
-const compared = (dialect: Dialect, alias: string, name: string, use: FilterUse) => (use === 'indexed' ? column(alias, name) : dialect.unindexed(column(alias, name)));
+/**
+ * How the records a filter is checked on are met: found through indexes (a searched text's
+ * trigram candidates among them), or one by one as a walk through a page's order meets them,
+ * where gathering candidates first would cost more than checking the few rows the walk reads.
+ */
+export type FilterUse = 'indexed' | 'walked';
 
 /** A text's three-character parts (of code points, as FTS5's trigram tokenizer cuts them), each once. */
 function trigramsOf(text: string): string[] {
@@ -53,8 +54,8 @@ function searched(dialect: Dialect, table: string, alias: string, term: FilterTe
 function condition(eb: Builder, dialect: Dialect, table: string, alias: string, term: FilterTerm, use: FilterUse = 'indexed'): Expression<SqlBool> {
   const value = term.value;
   const text = term.field.type === 'text';
-  const plain = compared(dialect, alias, term.name, use);
-  const keyed = text ? compared(dialect, alias, sortKeyColumn(term.name), use) : plain;
+  const plain = column(alias, term.name);
+  const keyed = text ? column(alias, sortKeyColumn(term.name)) : plain;
   const stored = (item: unknown) => (text ? item : dialect.toDb(term.field, item));
   const key = (item: unknown) => (text ? sortKey(item as string) : dialect.toDb(term.field, item));
   switch (term.lookup) {
@@ -105,7 +106,7 @@ function termExpression(eb: Builder, engine: Engine, caller: Caller, table: stri
     const within = ids;
     ids = hopTargets(engine, caller, term.hops[index], index, (query) => query.where(column('f', term.hops[index + 1].foreignKey), 'in', within));
   }
-  return eb(compared(engine.dialect, 't', term.hops[0].foreignKey, use), 'in', ids);
+  return eb(column('t', term.hops[0].foreignKey), 'in', ids);
 }
 
 function filterExpression(eb: Builder, engine: Engine, caller: Caller, table: string, tree: FilterTree, use: FilterUse): Expression<SqlBool> {

@@ -83,7 +83,7 @@ export async function countQuery(engine: Engine, resource: Resource, caller: Cal
 /** One page: the caller's matching records in the requested order (from `seek` on, when given). */
 export async function pageQuery(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
   const from = page.walk ? walked(engine, resource, page, seek) : undefined;
-  let records = selectColumns(await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'unindexed' : 'indexed', from), entityOf(resource.table));
+  let records = selectColumns(await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'walked' : 'indexed', from), entityOf(resource.table));
   if (seek && !from) records = records.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
   const project = page.within ? projectColumnOf(entityOf(resource.table), 't') : null;
   if (project && page.within) records = records.where(engine.dialect.inList(project as never, engine.dialect.listParameter(page.within)));

@@ -7,7 +7,7 @@ import { storedFields, type Entity } from '../resources/define.ts';
 import { ENTITY_BY_TABLE, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
 import { sortKeyColumn } from '../text/sortkey.ts';
-import type { Database, Engine } from './engine/index.ts';
+import type { Database, Dialect, Engine } from './engine/index.ts';
 import { carriesProject, insertRows, PROJECT_COLUMN } from './columns.ts';
 import { fillProjects } from './visibility.ts';
 import { createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
@@ -44,6 +44,16 @@ async function createTable(db: Kysely<Database>, engine: Engine, entity: Entity)
 const createTables = async (db: Kysely<Database>, engine: Engine, names: readonly string[]) => {
   for (const entity of TABLES.filter((table) => names.includes(table.table))) await createTable(db, engine, entity);
 };
+
+/**
+ * Adds a column a later declaration brought, unless the table has it: a database created by this
+ * version has it already (migration 1 creates tables as declared now).
+ */
+async function addMissingColumn(db: Kysely<Database>, table: string, column: string, type: ReturnType<Dialect['columnType']>): Promise<void> {
+  const tables = await db.introspection.getTables();
+  if (tables.some((found) => found.name === table && found.columns.some((each) => each.name === column))) return;
+  await db.schema.alterTable(table).addColumn(column, type).execute();
+}
 
 const MIGRATIONS: Migration[] = [
   {
@@ -97,13 +107,9 @@ const MIGRATIONS: Migration[] = [
     version: 7,
     name: 'the links of a program: the parent indicator and period each one contributes to',
     async up(db, engine) {
-      const tables = await db.introspection.getTables();
-      const has = (table: string, column: string) => tables.some((found) => found.name === table && found.columns.some((each) => each.name === column));
       for (const [table, column] of [['indicator', 'parent_indicator'], ['indicator_period', 'parent_period']] as const) {
-        // A database created by this version has them already (migration 1 creates tables as declared now).
-        if (has(table, column)) continue;
         const field = storedFields(ENTITY_BY_TABLE.get(table)!).find(([name]) => name === column)![1];
-        await db.schema.alterTable(table).addColumn(column, engine.dialect.columnType(field)).execute();
+        await addMissingColumn(db, table, column, engine.dialect.columnType(field));
       }
     },
   },
@@ -137,12 +143,8 @@ const MIGRATIONS: Migration[] = [
     version: 11,
     name: 'the project kept on records it is several foreign keys away from (comments, targets, administrative locations)',
     async up(db) {
-      const tables = await db.introspection.getTables();
       for (const entity of TABLES.filter(carriesProject)) {
-        // A database created by this version has it already (migration 1 creates tables as declared now).
-        if (!tables.some((found) => found.name === entity.table && found.columns.some((each) => each.name === PROJECT_COLUMN))) {
-          await db.schema.alterTable(entity.table).addColumn(PROJECT_COLUMN, 'integer').execute();
-        }
+        await addMissingColumn(db, entity.table, PROJECT_COLUMN, 'integer');
         await fillProjects(db, entity);
         await createProjectIndex(db, entity);
       }

@@ -82,16 +82,24 @@ export function towardsProject(query: Query, alias: string, entity: Entity, path
   // A record that keeps its project (columns.ts, PROJECT_COLUMN) needs no join to find it.
   if (carriesProject(entity) && path.join() === projectPathOf(entity)?.join()) return { query, project: column(alias, PROJECT_COLUMN) };
   let at = alias;
-  path.slice(0, -1).forEach((foreignKey, hop) => {
-    const target = (entity.fields[foreignKey] as { references: string }).references;
+  hopsTowardsProject(entity, path).forEach(({ foreignKey, target }, hop) => {
     const next = `${prefix}${hop}`;
     query = join === 'leftJoin'
       ? query.leftJoin(`${target} as ${next}`, column(next, 'id') as never, column(at, foreignKey) as never)
       : outwards(query, `${target} as ${next}`, column(next, 'id'), column(at, foreignKey));
     at = next;
-    entity = entityOf(target);
   });
   return { query, project: column(at, path[path.length - 1]) };
+}
+
+/** The foreign keys of `path` but its last (the project's), each with the table it leads to. */
+function hopsTowardsProject(entity: Entity, path: readonly string[]): { foreignKey: string; target: string }[] {
+  let at = entity;
+  return path.slice(0, -1).map((foreignKey) => {
+    const target = (at.fields[foreignKey] as { references: string }).references;
+    at = entityOf(target);
+    return { foreignKey, target };
+  });
 }
 
 /** The ids of the projects the caller may see (not for administrators: they see all). */
@@ -194,14 +202,7 @@ export function projectColumnOf(entity: Entity, alias: string): RawBuilder<unkno
 
 /** The tables between an entity's table and its project: the records its path goes through. */
 export function pathTables(entity: Entity): string[] {
-  const tables: string[] = [];
-  let at = entity;
-  for (const foreignKey of (projectPathOf(entity) ?? []).slice(0, -1)) {
-    const target = (at.fields[foreignKey] as { references: string }).references;
-    tables.push(target);
-    at = entityOf(target);
-  }
-  return tables;
+  return hopsTowardsProject(entity, projectPathOf(entity) ?? []).map((hop) => hop.target);
 }
 
 /**

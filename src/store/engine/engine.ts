@@ -50,13 +50,6 @@ export interface Dialect {
    */
   readonly withinTime: ((column: Expression<unknown>) => RawBuilder<SqlBool>) | null;
   /**
-   * `column` as a filter compares it when the page is to be found by walking its order's index
-   * (store/pages/in-sql.ts, `way`): SQLite's `+column`, which no index serves, so that its planner
-   * cannot prefer the filter's index and sort every match; the column itself where the planner
-   * weighs a LIMIT against its statistics (PostgreSQL).
-   */
-  unindexed(column: Expression<unknown>): Expression<unknown>;
-  /**
    * The trigram index of a text's D7 key column (a field declared `index: 'search'`): the
    * statements that make it (and keep it current where the engine does not) and those that remove
    * it. SQLite: an FTS5 table with the `trigram` tokenizer, kept by triggers, holding no text of

@@ -34,7 +34,6 @@ export const postgresDialect: Dialect = {
   },
   inList: (column, list) => sql<SqlBool>`${column} = any(${list})`,
   withinTime: null, // statement_timeout stops any statement
-  unindexed: (column) => column,
   trigramIndex(table, column) {
     const name = sql.id(`${table}_${column}_trgm`);
     // Where pg_trgm cannot be had (not installed, or not ours to create) the lookups scan as before.

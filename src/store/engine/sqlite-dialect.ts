@@ -42,7 +42,6 @@ export const sqliteDialect: Dialect = {
   // of it for the others): a call into JavaScript per row cost a quarter of a million-row scan,
   // and short texts are quick to compare, so the deadline is still met within a few thousand rows.
   withinTime: (column) => sql<SqlBool>`(((random() & 1023) <> 0 and octet_length(${column}) < 1024) or rsr_within_time(${column}))`,
-  unindexed: (column) => sql`+${column}`,
   trigramIndex(table, column) {
     const name = trigramTable(table, column);
     const [fts, key] = [sql.table(name), sql.ref(column)];
