@@ -32,7 +32,8 @@ for (const store of testStores()) {
       ({ url, drop } = await store.create());
       assert.equal((await runCli(['import', FIXTURE], { DATABASE_URL: url })).code, 0);
       key = (await runCli(['token', 'create', '--email', 'ana@example.org'], { DATABASE_URL: url })).stdout.trim();
-      server = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4' });
+      // Started as an operator sizing its heap would: Node's options reach the workers and their threads.
+      server = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4' }, 60_000, false, ['--max-old-space-size=1024']);
       primary = Number(/"pid":(\d+),"hostname":"[^"]*","msg":"rsr-api listening on/.exec(server.output())?.[1]);
     });
     after(async () => {
@@ -46,6 +47,15 @@ for (const store of testStores()) {
       for (let index = 0; index < 6; index += 1) assert.equal((await get(server.base, '/rest/v1/keyword/')).status, 200);
       await new Promise((resolve) => setTimeout(resolve, 200)); // the log lines written
       assert.deepEqual([...answeredBy(server.output())].sort(), [1, 2]);
+    });
+
+    test('reports are made on their threads when the server was started with a V8 heap option', async () => {
+      for (let index = 0; index < 2; index += 1) {
+        const response = await fetch(`${server.base}/py-reports/organisation/1/org-projects-overview/?format=pdf`, { headers: { authorization: `Token ${key}`, connection: 'close' } });
+        assert.equal(response.status, 200, await response.clone().text());
+        assert.equal(response.headers.get('content-type'), 'application/pdf');
+        assert.equal(Buffer.from(await response.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+      }
     });
 
     test('a write through one worker is seen by every worker at once, cached answers included', async () => {

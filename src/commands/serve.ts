@@ -84,7 +84,7 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
     corsOrigins: config.corsOrigins,
     rateLimit: config.rateLimit,
     metricsToken: config.metricsToken,
-    reports: { ...config.reports, databaseUrl: config.databaseUrl, eager: true },
+    reports: { ...config.reports, databaseUrl: config.databaseUrl },
   });
   const graceful = closeWithGrace(
     {

@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { threadArguments } from '../ops/thread-arguments.ts';
 import type { PortMessage, ReportResult, ReportTask, ThreadOptions } from './thread.ts';
 
 export interface ReportPoolOptions extends ThreadOptions {
@@ -23,9 +24,15 @@ export interface ReportPoolOptions extends ThreadOptions {
   perCaller: number;
   /** Downloads that may wait for a thread. */
   queue: number;
-  /** Start the threads now (a server), rather than on the first report (tests). */
-  eager?: boolean;
 }
+
+/**
+ * A thread unused this long ends: a report thread holds about 60 MiB (its own heap, the PDF,
+ * Excel and Word libraries, a connection), which a server making no reports need not keep. The
+ * next download starts one again (about a second: 1.2 s for a first PDF that takes 0.2 s on a
+ * running thread).
+ */
+const IDLE_THREAD_MS = 30_000;
 
 /** How much lower than the API's threads the report threads run (nice 19: the lowest). */
 const NICE = 19;
@@ -45,7 +52,10 @@ export interface MadeReport {
 /** Running from the TypeScript sources, threads load them through tsx as this process does. */
 const fromSources = import.meta.url.endsWith('.ts');
 const THREAD = fileURLToPath(new URL(fromSources ? './thread.ts' : './thread.js', import.meta.url));
-const execArgv = () => (fromSources && !process.execArgv.some((arg) => arg.includes('tsx')) ? [...process.execArgv, '--import', import.meta.resolve('tsx')] : process.execArgv);
+const execArgv = () => {
+  const args = threadArguments(process.execArgv);
+  return fromSources && !args.some((arg) => arg.includes('tsx')) ? [...args, '--import', import.meta.resolve('tsx')] : args;
+};
 
 export class ReportPool {
   private readonly pool: Piscina<ReportTask, ReportResult>;
@@ -60,7 +70,7 @@ export class ReportPool {
     this.options = options;
     const threads = (this.threads = Math.max(1, Math.min(options.threads, availableParallelism())));
     this.pool = new Piscina({
-      filename: THREAD, minThreads: options.eager ? threads : 0, maxThreads: threads, idleTimeout: Infinity, execArgv: execArgv(),
+      filename: THREAD, minThreads: 0, maxThreads: threads, idleTimeout: IDLE_THREAD_MS, execArgv: execArgv(),
       // The lowest priority (where the system lets a thread lower its own): a core the API wants is the API's.
       niceIncrement: NICE,
       workerData: { databaseUrl: options.databaseUrl } satisfies ThreadOptions,

@@ -39,11 +39,12 @@ export interface RunningServer {
 
 /**
  * `rsr-api serve` on a free port; resolves once it says where it listens. With `terminal`, it
- * runs on a pseudo-terminal (util-linux `script`), as when a person starts it.
+ * runs on a pseudo-terminal (util-linux `script`), as when a person starts it; `nodeArgs` are
+ * Node's own options (`node --max-old-space-size=… bin/rsr-api.mjs serve`).
  */
-export function startCliServer(args: string[], env: Record<string, string>, timeoutMs = 60_000, terminal = false): Promise<RunningServer> {
+export function startCliServer(args: string[], env: Record<string, string>, timeoutMs = 60_000, terminal = false, nodeArgs: string[] = []): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const command = terminal ? ['script', ['-qec', [process.execPath, BIN, 'serve', ...args].join(' '), '/dev/null']] as const : [process.execPath, [BIN, 'serve', ...args]] as const;
+    const command = terminal ? ['script', ['-qec', [process.execPath, ...nodeArgs, BIN, 'serve', ...args].join(' '), '/dev/null']] as const : [process.execPath, [...nodeArgs, BIN, 'serve', ...args]] as const;
     const child: ChildProcess = spawn(command[0], command[1], {
       env: { ...process.env, PORT: '0', WORKERS: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
