@@ -125,8 +125,9 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
     if (kept.has('employment')) await trx.deleteFrom('employment').where('organisation', 'not in', trx.selectFrom('organisation').select('id')).execute();
   }, { lockWaitMs: Infinity }));
   // Without statistics the planner guesses from empty tables and sorts whole lists for page 1, or
-  // reads a range that holds most of a table through its index.
-  await engine.analyze(UNANALYZED);
+  // reads a range that holds most of a table through its index. Under the migrations' lock, which
+  // waits for a serving process's write in progress (ANALYZE writes; SQLite would refuse it at once).
+  await engine.exclusively((within) => engine.analyze(UNANALYZED, within));
   // Only once the data is committed: a sequence moved inside a failed import stays moved.
   await syncAllGeneratedIds(engine);
   return counts;
