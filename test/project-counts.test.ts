@@ -103,6 +103,9 @@ for (const store of testStores()) {
             for (const [who, caller] of callers) {
               const list = parseListQuery(resource, [...new URLSearchParams(`${query}&ordering=${ordering}`)], caller);
               const where = await server.reader.projectCounts.whereMatches(resource, caller, list.filters, filterKey(list.filters));
+              // Asked for at most one project: the same, or none where the matches lie in more.
+              const few = await server.reader.projectCounts.whereMatches(resource, caller, list.filters, filterKey(list.filters), 1);
+              if (JSON.stringify(few) !== JSON.stringify(where && where.projects.length <= 1 ? where : null)) wrong.push(`${resource.name}?${query} as ${who}: ${JSON.stringify(few)} in at most one project, ${JSON.stringify(where)} in all`);
               const read = async (offset: number, way: { walk?: number; within?: number[] }) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters)).compile())).map((row) => row.id);
               for (const offset of [0, 2]) {
                 const sorted = JSON.stringify(await read(offset, {}));

@@ -44,7 +44,23 @@ interface Histogram {
   total: number;
   /** Brought up to date one at a time: concurrent reads wait for the same update. */
   updating: Promise<unknown>;
+  /** What was found of it for each set of projects seen (everyone's: EVERY), until it changes. */
+  seen: WeakMap<IdSet, Seen>;
 }
+
+/**
+ * A caller's part of a histogram: its sum, and the projects holding matches. Summing a list
+ * whose matches lie in tens of thousands of projects costs milliseconds of the event loop, and
+ * each of its pages asks again: it is done once per histogram and set of projects seen.
+ */
+interface Seen {
+  total?: number;
+  /** At most `most` projects holding matches (null: more, or one that cannot be named), and the histogram of all records it was weighed with. */
+  places?: { most: number; all: Int32Array; found: { projects: number[]; rows: number } | null };
+}
+
+/** The key of an administrator's part, who sees every project. */
+const EVERY = new IdSet();
 
 /** Whether the filters only look at the list's own fields (no foreign key followed). */
 function ownFieldsOnly(filters: FilterTree | undefined): boolean {
@@ -86,34 +102,30 @@ export class ProjectCounts {
     const histogram = await this.current(resource, filters, `${resource.name}|${key}`, versions);
     if (caller.isAdmin) return histogram.total;
     const seen = await this.visibleTo(caller, versions);
-    let total = 0;
-    const { projects, counts } = histogram;
-    for (let index = 0; index < projects.length; index += 1) if (seen.has(projects[index])) total += counts[index];
-    return total;
+    const part = partOf(histogram, seen);
+    if (part.total === undefined) {
+      let total = 0;
+      const { projects, counts } = histogram;
+      for (let index = 0; index < projects.length; index += 1) if (seen.has(projects[index])) total += counts[index];
+      part.total = total;
+    }
+    return part.total;
   }
 
   /**
-   * Where the caller's matching records are: the projects they see that hold some, and how many
-   * records of the list (matching or not) those projects hold. Null where a project cannot be
-   * named (records whose path to a project is broken, seen by administrators only).
+   * Where the caller's matching records are: the projects they see that hold some (at most
+   * `most`), and how many records of the list (matching or not) those projects hold. Null where
+   * they are more, or a project cannot be named (records whose path to a project is broken, seen
+   * by administrators only).
    */
-  async whereMatches(resource: Resource, caller: Caller, filters: FilterTree | undefined, key: string): Promise<{ projects: number[]; rows: number } | null> {
+  async whereMatches(resource: Resource, caller: Caller, filters: FilterTree | undefined, key: string, most = Infinity): Promise<{ projects: number[]; rows: number } | null> {
     const versions = this.engine.versionNow() ?? (await this.engine.version());
     const matching = await this.current(resource, filters, `${resource.name}|${key}`, versions);
     const all = await this.current(resource, undefined, `${resource.name}|${filterKey(undefined)}`, versions);
     const seen = caller.isAdmin ? null : await this.visibleTo(caller, versions);
-    const projects: number[] = [];
-    let rows = 0;
-    for (let index = 0; index < matching.projects.length; index += 1) {
-      const project = matching.projects[index];
-      if (seen ? !seen.has(project) : project < 0) {
-        if (!seen) return null;
-        continue;
-      }
-      projects.push(project);
-      rows += all.counts[bisect(all.projects, project)] ?? 0;
-    }
-    return { projects, rows };
+    const part = partOf(matching, seen ?? EVERY);
+    if (part.places?.most !== most || part.places.all !== all.projects) part.places = { most, all: all.projects, found: placesOf(matching, all, seen, most) };
+    return part.places.found;
   }
 
   /** Counts every list whose counts are kept, unfiltered, one after the other (a failure is left for a request to meet). */
@@ -162,7 +174,7 @@ export class ProjectCounts {
       return histogram;
     }
     this.misses += 1;
-    const counting = this.countedFor(resource, filters).then((counts): Histogram => ({ version, path, ...arrays(counts), updating: Promise.resolve() }));
+    const counting = this.countedFor(resource, filters).then((counts): Histogram => ({ version, path, ...arrays(counts), updating: Promise.resolve(), seen: new WeakMap() }));
     this.forget(key);
     this.histograms.set(key, counting);
     counting.then((made) => this.weigh(key, counting, made.projects.length), () => this.forget(key));
@@ -181,7 +193,7 @@ export class ProjectCounts {
       if (changed) histogram.projects.forEach((project, index) => counts.set(project, histogram.counts[index]));
       for (const project of changed ?? []) counts.delete(project);
       for (const [project, count] of fresh) counts.set(project, count);
-      Object.assign(histogram, arrays(counts), { version });
+      Object.assign(histogram, arrays(counts), { version, seen: new WeakMap() });
       const entry = this.histograms.get(key);
       if (entry) this.weigh(key, entry, histogram.projects.length);
     });
@@ -211,6 +223,30 @@ export class ProjectCounts {
     this.held -= this.weights.get(key) ?? 0;
     this.weights.delete(key);
   }
+}
+
+/** The part of the histogram found for callers who see `seen`. */
+function partOf(histogram: Histogram, seen: IdSet): Seen {
+  let part = histogram.seen.get(seen);
+  if (!part) histogram.seen.set(seen, (part = {}));
+  return part;
+}
+
+/** ProjectCounts#whereMatches, worked out: `seen` null for an administrator. */
+function placesOf(matching: Histogram, all: Histogram, seen: IdSet | null, most: number): { projects: number[]; rows: number } | null {
+  const projects: number[] = [];
+  let rows = 0;
+  for (let index = 0; index < matching.projects.length; index += 1) {
+    const project = matching.projects[index];
+    if (seen ? !seen.has(project) : project < 0) {
+      if (!seen) return null;
+      continue;
+    }
+    if (projects.length === most) return null;
+    projects.push(project);
+    rows += all.counts[bisect(all.projects, project)] ?? 0;
+  }
+  return { projects, rows };
 }
 
 /** Where `project` is in the ascending `projects` (-1 where it is not). */

@@ -53,7 +53,7 @@ export class Reader {
     this.projectCounts = new ProjectCounts(engine);
     this.memory = new MemoryPages(engine, this.settling, tableSize);
     this.seeks = new SeekMarks(engine);
-    this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters)) : null));
+    this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters, most) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters), most) : null));
     this.related = new RelatedRows(engine, this.settling);
   }
 

@@ -28,8 +28,8 @@ const WALK_MIN = 1000;
 /** A page is read within the projects that hold its matches when they are at most this many (one parameter, and part of the statement's key). */
 const WITHIN_PROJECTS = 1000;
 
-/** Where a list's matching records are (ProjectCounts#whereMatches), for lists whose counts are kept per project. */
-export type WhereMatches = (resource: Resource, caller: Caller, filters: FilterTree) => Promise<{ projects: number[]; rows: number } | null>;
+/** Where a list's matching records are, if in at most `most` projects (ProjectCounts#whereMatches), for lists whose counts are kept per project. */
+export type WhereMatches = (resource: Resource, caller: Caller, filters: FilterTree, most: number) => Promise<{ projects: number[]; rows: number } | null>;
 
 export class SqlPages {
   private readonly statements = new VersionedCache<CompiledQuery>();
@@ -91,8 +91,8 @@ export class SqlPages {
     const rows = await this.tableSize(resource);
     const sort = servedByIndex(filters) ? total : rows;
     const walk = page.pinned && resource.pinnedOrder ? Infinity : ((page.offset + page.limit) * rows) / Math.max(total, 1);
-    const where = await this.whereMatches(resource, caller, filters);
-    const within = where && where.projects.length <= WITHIN_PROJECTS ? where.rows : Infinity;
+    const where = await this.whereMatches(resource, caller, filters, WITHIN_PROJECTS);
+    const within = where ? where.rows : Infinity;
     const then = within < sort ? { within: where!.projects } : {};
     // The walk may meet matches later than their share says (a text that goes with an order):
     // it stops at a few times the rows it should meet, and the page is read the next way.
