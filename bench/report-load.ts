@@ -10,32 +10,15 @@
  *   BENCH_SCALES=1,100   demo scales (default 1)
  *   BENCH_DATABASE_DIR   where the demo databases are kept between runs (shared with bench:reports)
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
-import { startOurs, type Running } from './servers.ts';
+import { adminKeys, demoDatabase, downloadAll, DOWNLOADS, largestOrganisation } from './report-downloads.ts';
+import { startOurs } from './servers.ts';
 
 const scales = (process.env.BENCH_SCALES ?? '1').split(',').map(Number);
 const root = new URL('..', import.meta.url).pathname;
-const databases = process.env.BENCH_DATABASE_DIR ?? join(os.tmpdir(), 'rsr-bench-reports');
-mkdirSync(databases, { recursive: true });
-const DOWNLOADS = [...Array(6).fill('results-indicators-table/?format=excel'), ...Array(3).fill('org-projects-overview/?format=pdf'), ...Array(2).fill('data-quality-overview/?format=pdf')] as string[];
 const READERS = 4;
-
-function cli(args: string[], databaseUrl: string): string {
-  const run = spawnSync(process.execPath, ['bin/rsr-api.mjs', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' });
-  if (run.status !== 0 && !run.stderr.includes('exists already')) throw new Error(`rsr-api ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-}
-
-const largestOrganisation = (file: string) => {
-  const db = new SQLite(file, { readonly: true });
-  const id = db.prepare('select organisation from partnership group by organisation order by count(distinct project) desc, organisation limit 1').pluck().get() as number;
-  db.close();
-  return id;
-};
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
@@ -47,36 +30,13 @@ interface Reads {
   statuses: Record<number, number>;
 }
 
-interface Download {
-  path: string;
-  status: number;
-  bytes: number;
-  ms: number;
-}
-
-async function download(server: Running, path: string, key: string): Promise<Download> {
-  const started = performance.now();
-  const answer = await fetch(`${server.base}${path}`, { headers: { authorization: `Token ${key}` } });
-  const bytes = (await answer.arrayBuffer()).byteLength;
-  return { path, status: answer.status, bytes, ms: Math.round(performance.now() - started) };
-}
-
 async function run(scale: number) {
-  const file = join(databases, `scale-${scale}.sqlite`);
-  const url = `sqlite:${file}`;
-  if (!existsSync(file)) {
-    console.error(`loading demo scale ${scale} into ${file}…`);
-    cli(['demo', '--load', '--scale', String(scale)], url);
-  }
-  const keys = DOWNLOADS.map((_, index) => {
-    const email = `bench-load-${index}@example.org`;
-    cli(['user', 'create', '--email', email, '--first-name', 'Bench', '--last-name', String(index), '--admin'], url);
-    return cli(['token', 'create', '--email', email], url).trim();
-  });
+  const { file, url } = demoDatabase(scale);
+  const keys = adminKeys(url, DOWNLOADS.length);
   const organisation = largestOrganisation(file);
   const server = await startOurs(url, 2);
   try {
-    // Warm: each worker has answered a list, and its report threads have started.
+    // Warm: each worker has answered a list (its report thread starts with the first download).
     for (let index = 0; index < 8; index += 1) await fetch(`${server.base}/rest/v1/keyword/?warm=${index}`);
     /** The readers' figures while `during` runs. */
     const reading = async <T>(during: () => Promise<T>): Promise<{ result: T; reads: Reads }> => {
@@ -101,7 +61,7 @@ async function run(scale: number) {
     };
     let serial = 0;
     const started = performance.now();
-    const { result: downloads, reads } = await reading(() => Promise.all(DOWNLOADS.map((path, index) => download(server, `/py-reports/organisation/${organisation}/${path}`, keys[index]))));
+    const { result: downloads, reads } = await reading(() => downloadAll(server, organisation, keys));
     const wallMs = Math.round(performance.now() - started);
     const { reads: alone } = await reading(() => new Promise((done) => setTimeout(done, Math.min(wallMs, 20_000))));
     return { scale, organisation, wallMs, reads, alone, downloads, rssMiB: Math.round(server.rssMiB()) };

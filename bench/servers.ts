@@ -8,6 +8,8 @@ export interface Running {
   pid: number;
   /** Resident memory of the server process, in MiB. */
   rssMiB(): number;
+  /** Resident memory of each of its workers (its child processes), in MiB. */
+  workersRssMiB(): number[];
   stop(): Promise<void>;
 }
 
@@ -15,17 +17,20 @@ const root = new URL('..', import.meta.url).pathname;
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-/** Resident memory of a server in MiB: of its largest process (a worker, when it has workers). */
-function largestRss(pid: number): number {
+/** Resident memory of each child process of `pid` in MiB. */
+function childrenRss(pid: number): number[] {
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  return Math.max(rssOf(pid), ...children.map((child) => {
+  return children.map((child) => {
     try {
       return rssOf(child);
     } catch {
       return 0; // ended meanwhile
     }
-  }));
+  });
 }
+
+/** Resident memory of a server in MiB: of its largest process (a worker, when it has workers). */
+const largestRss = (pid: number) => Math.max(rssOf(pid), ...childrenRss(pid));
 
 /** Starts `command` and waits until it prints where it listens. */
 function start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, pattern: RegExp, cwd = root): Promise<Running> {
@@ -47,6 +52,7 @@ function start(name: string, command: string, args: string[], env: NodeJS.Proces
         base: match[1].replace('localhost', '127.0.0.1').replace(/\/$/, ''),
         pid: child.pid as number,
         rssMiB: () => largestRss(child.pid as number),
+        workersRssMiB: () => childrenRss(child.pid as number),
         stop: () => new Promise((done) => {
           if (child.exitCode !== null) return done();
           child.once('close', () => done());

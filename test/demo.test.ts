@@ -120,16 +120,22 @@ for (const store of testStores()) {
       assert.equal(seen, body.count);
     });
 
-    test('deep pages in id order (found from noted positions) hold what walking the list gives', async () => {
+    test('deep pages in id order or a field\'s (found from noted positions) hold what walking the list gives', async () => {
       const ids = async (path: string) => ((await request(server.base, path)).body.results as Row[]).map((row) => row.id);
-      // `ordering=id,<other field>` is the same order, read by walking every row before the page.
+      // `ordering=id,<other field>` and `ordering=<field>,id,<other field>` are the same orders as
+      // `id` and `<field>` (id is unique), read by walking every row before the page.
       const cases = [
         ['budget_item', 'id', 'amount', 'limit=30&page=35'], ['budget_item', 'id', 'amount', 'limit=7&page=144'],
         ['budget_item', 'id', 'amount', 'limit=1000&page=3'], ['budget_item', 'id', 'amount', 'limit=20&page=last'],
         ['budget_item', '-id', 'amount', 'limit=30&page=67'], ['budget_item', 'id', 'amount', 'currency=EUR&limit=30&page=40'],
         ['indicator_period_data_comment', '-id', 'data', 'limit=30&page=100'], ['disaggregation_target', 'id', 'value', 'limit=100&page=250'],
+        // A field of a few values (long runs of one value), a text (its sort key), a foreign key, either way, filtered or not.
+        ['budget_item', '-type', 'id,amount', 'limit=30&page=35'], ['budget_item', 'currency', 'id,amount', 'currency=EUR&limit=30&page=20'],
+        ['budget_item', 'project', 'id,amount', 'limit=1000&page=3'], ['budget_item', '-status', 'id,amount', 'limit=20&page=last'],
+        ['link', 'caption', 'id,url', 'limit=25&page=60'], ['link', '-url', 'id,caption', 'kind=A&limit=30&page=20'],
+        ['indicator_period_data_comment', '-comment', 'id,data', 'limit=30&page=100'], ['indicator_period_data_comment', 'user', 'id,data', 'limit=11&page=99'],
       ];
-      // Every case is at least SEEK_STEP (1000) records deep: each one notes or uses marks (in SQL, not in memory).
+      // Every case is at least SEEK_STEP (250) records deep: each one notes or uses marks (in SQL, not in memory).
       server.reader.settledMs = Infinity;
       const seeks = server.reader.seeks.marks;
       let marked = 0;

@@ -3,7 +3,7 @@
  * in the requested order a page at a time. Kysely builds it anew for every request; the engine
  * reuses the statement its SQL text was prepared as.
  */
-import { sql, type AliasedRawBuilder, type Kysely } from 'kysely';
+import { sql, type AliasedRawBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { FilterTree } from '../query/filters.ts';
 import { projectPathOf, SERVICE, storedFields, type Caller, type Entity, type OrderTerm, type Resource, type StoredField } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
@@ -24,10 +24,15 @@ export interface PageRequest {
   within?: readonly number[];
 }
 
-/** Where a page in id order starts looking: at the id of a known position before it (pages/seek.ts). */
+/**
+ * A known position of a list in its order (pages/seek.ts): the id of the record there, and its
+ * value of the order's field where the order is one field then `id`; a page read from it starts
+ * there.
+ */
 export interface Seek {
   id: number;
-  descending: boolean;
+  /** The stored value (its sort key, for a text) of the order's first field; absent in id order. */
+  value?: unknown;
 }
 
 function field(resource: Resource, name: string): StoredField {
@@ -80,11 +85,25 @@ export async function countQuery(engine: Engine, resource: Resource, caller: Cal
   return (await matchingRecords(engine, resource, caller, filters)).select(sql<number | string>`count(*)`.as('count'));
 }
 
+/**
+ * The records at `seek` or after it in `order` (one field then `id` ascending, or `id` alone):
+ * a range of the order's index from the noted value, less the records of that value before
+ * the noted id.
+ */
+function fromSeek(resource: Resource, order: readonly OrderTerm[], seek: Seek): Expression<SqlBool> {
+  const [term] = order;
+  const id = column('t', 'id');
+  if (term.field === 'id') return sql<SqlBool>`${id} ${sql.raw(term.descending ? '<=' : '>=')} ${seek.id}`;
+  const value = column('t', orderColumn(term.field, field(resource, term.field)));
+  const [past, atOrPast] = term.descending ? ['<', '<='] : ['>', '>='];
+  return sql<SqlBool>`(${value} ${sql.raw(atOrPast)} ${seek.value} and (${value} ${sql.raw(past)} ${seek.value} or ${id} >= ${seek.id}))`;
+}
+
 /** One page: the caller's matching records in the requested order (from `seek` on, when given). */
 export async function pageQuery(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
   const from = page.walk ? walked(engine, resource, page, seek) : undefined;
   let records = selectColumns(await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'walked' : 'indexed', from), entityOf(resource.table));
-  if (seek && !from) records = records.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
+  if (seek && !from) records = records.where(fromSeek(resource, page.order, seek));
   const project = page.within ? projectColumnOf(entityOf(resource.table), 't') : null;
   if (project && page.within) records = records.where(engine.dialect.inList(project as never, engine.dialect.listParameter(page.within)));
   return applyOrder(engine, records, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
@@ -97,7 +116,7 @@ export async function pageQuery(engine: Engine, resource: Resource, caller: Call
  */
 function walked(engine: Engine, resource: Resource, page: PageRequest, seek?: Seek): Query {
   let rows: Query = engine.db.selectFrom(`${resource.table} as t`).selectAll('t');
-  if (seek) rows = rows.where(column('t', 'id'), seek.descending ? '<=' : '>=', seek.id);
+  if (seek) rows = rows.where(fromSeek(resource, page.order, seek));
   rows = applyOrder(engine, rows, resource, page.order, page.pinned).limit(page.walk as number);
   return engine.db.selectFrom(rows.as('t'));
 }
@@ -113,11 +132,16 @@ export function orderQuery(engine: Engine, resource: Resource, page: Pick<PageRe
   return applyOrder(engine, ids, resource, page.order, page.pinned);
 }
 
-/** The id `step` positions on from id `from` in id order (without one: the first id). */
-export async function markQuery(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, descending: boolean, from: number | null, step: number): Promise<Query> {
-  let ids = (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));
-  if (from !== null) ids = ids.where(column('t', 'id'), descending ? '<=' : '>=', from);
-  return ids.orderBy(column('t', 'id'), descending ? 'desc' : 'asc').limit(1).offset(from === null ? 0 : step);
+/**
+ * The position `step` records on from `from` in `order` (without one: the first): `id`, and
+ * `value`, the stored value of the order's first field where it is not `id`.
+ */
+export async function markQuery(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, order: readonly OrderTerm[], from: Seek | null, step: number): Promise<Query> {
+  const [term] = order;
+  let marks = (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));
+  if (term.field !== 'id') marks = marks.select(column('t', orderColumn(term.field, field(resource, term.field))).as('value'));
+  if (from !== null) marks = marks.where(fromSeek(resource, order, from));
+  return applyOrder(engine, marks, resource, order, false).limit(1).offset(from === null ? 0 : step);
 }
 
 /**

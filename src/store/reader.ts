@@ -6,7 +6,7 @@
  *   counts     project-counts.ts (lists of project records, filters on their own fields: kept per
  *              project across writes), else counted in SQL once per version of the list's tables
  *   pages      pages/in-memory.ts (deep pages of lists up to 200,000 records), else
- *              pages/seek.ts (where a deep page in id order starts) and pages/in-sql.ts (the SQL,
+ *              pages/seek.ts (where a deep page starts, in id order or a field's) and pages/in-sql.ts (the SQL,
  *              walking the order's index or sorting the matches)
  *   related    related-rows.ts (by column, small tables whole in memory)
  *

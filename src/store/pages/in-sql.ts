@@ -10,7 +10,7 @@
  * values included (a key that holds everything cannot pick another query's SQL or parameters):
  * the same page read again after its answer was evicted or made stale costs no building.
  */
-import type { CompiledQuery } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { filterKey, filtersAnything, type FilterTree } from '../../query/filters.ts';
 import type { Caller, Resource } from '../../resources/define.ts';
 import type { CacheDescription } from '../caches.ts';
@@ -57,7 +57,11 @@ export class SqlPages {
 
   private async run(resource: Resource, caller: Caller, request: PageRequest, version: number, filters?: FilterTree, seeking?: { seek: Seek; offset: number } | null): Promise<Columns[]> {
     const key = JSON.stringify([resource.name, visibilityKey(caller), filterKey(filters), request, seeking?.seek ?? null]);
-    const query = await this.statements.get(version, key, async () => (await pageQuery(this.engine, resource, caller, request, filters, seeking?.seek)).compile());
+    const query = await this.statements.get(version, key, async () => {
+      // Its text and values only: the tree it was compiled from is most of its weight, and thousands are kept.
+      const { sql, parameters } = (await pageQuery(this.engine, resource, caller, request, filters, seeking?.seek)).compile();
+      return CompiledQuery.raw(sql, [...parameters]);
+    });
     // A page that walks many rows (deep, filtered, or large) may take long: off the event loop.
     const long = request.offset + request.limit >= LONG_ROWS || filtersAnything(filters);
     return long ? this.engine.runLong(query) : this.engine.run(query);

@@ -1,30 +1,45 @@
 /**
- * A deep page in id order read in SQL from a noted position. Walking to it from the start would
- * probe every row before it for visibility; instead the ids at positions 0, SEEK_STEP,
- * 2·SEEK_STEP, … of the list are noted as pages that deep are asked for (once per version of the
- * list's tables), and a page starts from the nearest one before it: it walks fewer than SEEK_STEP
- * rows however deep it is. Chosen for lists in id order read past SEEK_STEP rows (and not found in
- * memory: in-memory.ts); report definitions, a short list, are read as they are.
+ * A deep page read in SQL from a noted position. Walking to it from the start would probe every
+ * row before it for visibility; instead the positions 0, SEEK_STEP, 2·SEEK_STEP, … of the list
+ * in its order are noted as pages that deep are asked for (once per version of the list's
+ * tables), and a page starts from the nearest one before it: it walks fewer than SEEK_STEP rows
+ * however deep it is. A position is its record's id and, in an order by a field, that field's
+ * value: the page's SQL starts where the order's index holds that value (list-sql.ts, `fromSeek`).
+ *
+ * Chosen for pages past SEEK_STEP rows (and not found in memory: in-memory.ts) of a list in id
+ * order, or in the order of one field that is never null (then `id`, as every order ends): a
+ * field that may be null has no single range of its index from a value onwards (its nulls come
+ * first or last). Report definitions, a short list, are read as they are.
  */
 import type { FilterTree } from '../../query/filters.ts';
-import type { Caller, Resource } from '../../resources/define.ts';
+import { storedFields, type Caller, type Resource } from '../../resources/define.ts';
 import type { CacheDescription } from '../caches.ts';
 import { VersionedCache } from '../data-version.ts';
 import type { Engine } from '../engine/index.ts';
 import { markQuery, type PageRequest, type Seek } from '../list-sql.ts';
 import { describeVersioned, LIST_TABLES, listKey } from './shared.ts';
 
-const SEEK_STEP = 1000;
+const SEEK_STEP = 250;
 
 interface Marks {
-  ids: number[];
+  positions: Seek[];
   complete: boolean;
   /** Extensions run one after the other: concurrent deep pages note each position once. */
   extending: Promise<unknown>;
 }
 
+/** Whether pages in this order can start from noted positions: `id` alone, or one field never null then `id`. */
+function seekable(resource: Resource, page: PageRequest): boolean {
+  if (page.pinned && resource.pinnedOrder) return false;
+  const [first, second] = page.order;
+  if (page.order.length === 1) return first.field === 'id';
+  if (page.order.length !== 2 || second.field !== 'id' || second.descending) return false;
+  const field = storedFields(resource).find(([name]) => name === first.field)?.[1];
+  return field !== undefined && field.orderable === true && !field.nullable;
+}
+
 export class SeekMarks {
-  /** Noted positions of lists in id order, per list as a caller sees it and direction. */
+  /** Noted positions of lists, per list as a caller sees it and order. */
   readonly marks = new VersionedCache<Marks>();
   private readonly engine: Engine;
 
@@ -34,28 +49,26 @@ export class SeekMarks {
 
   /** Where the page's SQL starts and how far past that its offset is; null to read it from the start. */
   async seekFor(resource: Resource, caller: Caller, page: PageRequest, version: number, filters?: FilterTree): Promise<{ seek: Seek; offset: number } | null> {
-    const [term] = page.order;
-    const inIdOrder = page.order.length === 1 && term.field === 'id' && !(page.pinned && resource.pinnedOrder);
-    if (!inIdOrder || page.offset < SEEK_STEP || resource.visibility.kind === 'organisations') return null;
-    const descending = term.descending;
-    const marks = await this.marks.get(version, `${listKey(resource, caller, filters)}|${descending}`, async () => ({ ids: [], complete: false, extending: Promise.resolve() }));
+    if (page.offset < SEEK_STEP || resource.visibility.kind === 'organisations' || !seekable(resource, page)) return null;
+    const marks = await this.marks.get(version, `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`, async () => ({ positions: [], complete: false, extending: Promise.resolve() }));
     const wanted = Math.floor(page.offset / SEEK_STEP);
     const extension = marks.extending.then(async () => {
-      while (!marks.complete && marks.ids.length <= wanted) {
-        const query = await markQuery(this.engine, resource, caller, filters, descending, marks.ids.at(-1) ?? null, SEEK_STEP);
+      while (!marks.complete && marks.positions.length <= wanted) {
+        const query = await markQuery(this.engine, resource, caller, filters, page.order, marks.positions.at(-1) ?? null, SEEK_STEP);
         const [row] = await this.engine.runLong(query.compile());
-        if (row) marks.ids.push(Number(row.id));
+        // A field declared never null that holds one (a database written by hand) is walked.
+        if (row && row.value !== null) marks.positions.push('value' in row ? { id: Number(row.id), value: row.value } : { id: Number(row.id) });
         else marks.complete = true;
       }
     });
     marks.extending = extension.catch(() => undefined); // a failed query fails this request only
     await extension;
-    const step = Math.min(wanted, marks.ids.length - 1);
+    const step = Math.min(wanted, marks.positions.length - 1);
     if (step < 1) return null;
-    return { seek: { id: marks.ids[step], descending }, offset: page.offset - step * SEEK_STEP };
+    return { seek: marks.positions[step], offset: page.offset - step * SEEK_STEP };
   }
 
   caches(): CacheDescription[] {
-    return [describeVersioned('seek_marks', this.marks, `the ids at every ${SEEK_STEP.toLocaleString('en')}th place of a list in id order`, 'resource, what the caller may see, filters, direction', LIST_TABLES)];
+    return [describeVersioned('seek_marks', this.marks, `the position of every ${SEEK_STEP.toLocaleString('en')}th record of a list in its order`, 'resource, what the caller may see, filters, order', LIST_TABLES)];
   }
 }
