@@ -72,14 +72,6 @@ export class SqlPages {
   }
 
   /**
-   * Whether a filtered page is found by walking its order's index, checking the filters row by
-   * row, rather than by the filters' indexes and a sort of every match. The walk meets about
-   * (offset + limit) × rows / matches rows, the sort handles every match; the cheaper one is
-   * chosen, so neither costs more than the square root of (offset + limit) × rows. (A planner
-   * knows neither the count nor, with parameters, how many rows a range holds.) A list in its
-   * pinned order has no index to walk.
-   */
-  /**
    * How a filtered page is found, by what each way reads (the count is known, the planner knows
    * neither it nor, with parameters, how many rows a range holds):
    *   walk    the order's index, checking the filters row by row: about (offset + limit) × rows
