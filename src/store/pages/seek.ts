@@ -6,12 +6,14 @@
  * however deep it is. A position is its record's id and, in an order by a field, that field's
  * value: the page's SQL starts where the order's index holds that value (list-sql.ts, `fromSeek`).
  *
- * Chosen for pages past SEEK_STEP rows (and not found in memory: in-memory.ts) of a list in id
- * order, or in the order of one field that is never null (then `id`, as every order ends): a
- * field that may be null has no single range of its index from a value onwards (its nulls come
- * first or last). Report definitions, a short list, are read as they are.
+ * Chosen for pages past SEEK_STEP rows (and not found in memory: in-memory.ts) of an unfiltered
+ * list in id order, or in the order of one field that is never null (then `id`, as every order
+ * ends): a field that may be null has no single range of its index from a value onwards (its
+ * nulls come first or last). A filtered list is read the way its count chooses (in-sql.ts): a
+ * position of it noted by the planner's own plan could sort every match of a broad range, once
+ * per mark. Report definitions, a short list, are read as they are.
  */
-import type { FilterTree } from '../../query/filters.ts';
+import { filtersAnything, type FilterTree } from '../../query/filters.ts';
 import { storedFields, type Caller, type Resource } from '../../resources/define.ts';
 import type { CacheDescription } from '../caches.ts';
 import { VersionedCache } from '../data-version.ts';
@@ -49,7 +51,7 @@ export class SeekMarks {
 
   /** Where the page's SQL starts and how far past that its offset is; null to read it from the start. */
   async seekFor(resource: Resource, caller: Caller, page: PageRequest, version: number, filters?: FilterTree): Promise<{ seek: Seek; offset: number } | null> {
-    if (page.offset < SEEK_STEP || resource.visibility.kind === 'organisations' || !seekable(resource, page)) return null;
+    if (page.offset < SEEK_STEP || resource.visibility.kind === 'organisations' || filtersAnything(filters) || !seekable(resource, page)) return null;
     const marks = await this.marks.get(version, `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`, async () => ({ positions: [], complete: false, extending: Promise.resolve() }));
     const wanted = Math.floor(page.offset / SEEK_STEP);
     const extension = marks.extending.then(async () => {
