@@ -24,6 +24,9 @@ export const carriesProject = (entity: Entity): boolean => carrying.has(entity.t
 /** The column a field is ordered by: orderable text by its D7 sort key, anything else by itself. */
 export const orderColumn = (name: string, field: StoredField): string => (hasSortKey(field) ? sortKeyColumn(name) : name);
 
+/** A stored value as its order compares it (`orderColumn`): a text by its sort key. */
+export const orderValue = (field: StoredField, value: unknown): unknown => (hasSortKey(field) ? sortKey(value as string | null) : value);
+
 /** The column names of an entity's table: its stored fields, each text one followed by its sort key. */
 export function columnNames(entity: Entity): string[] {
   return storedFields(entity).flatMap(([name, field]) => (hasSortKey(field) ? [name, sortKeyColumn(name)] : [name]));

@@ -87,6 +87,7 @@ export class Reader {
     if (found) return this.related.inOrder(entity, found);
     const seeking = await this.seeks.seekFor(resource, caller, page, version, filters);
     const rows = await this.sql.read(resource, caller, page, total, version, filters, seeking);
+    if (!seeking && rows.length > 0) this.seeks.noteStart(resource, caller, page, version, filters, rows[0]);
     return rows.map((row) => fromColumns(entity, this.engine.dialect, row));
   }
 

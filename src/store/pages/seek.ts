@@ -11,13 +11,17 @@
  * ends): a field that may be null has no single range of its index from a value onwards (its
  * nulls come first or last). A filtered list is read the way its count chooses (in-sql.ts): a
  * position of it noted by the planner's own plan could sort every match of a broad range, once
- * per mark. Report definitions, a short list, are read as they are.
+ * per mark. Only where it begins is noted, for free: the first record of its first page as read.
+ * Its pages then start there, which spares a walk through the rows before its first match (a
+ * search whose matches lie far along the order asked for) every time the list is read again.
+ * Report definitions, a short list, are read as they are.
  */
 import { filtersAnything, type FilterTree } from '../../query/filters.ts';
 import { storedFields, type Caller, type Resource } from '../../resources/define.ts';
 import type { CacheDescription } from '../caches.ts';
 import { VersionedCache } from '../data-version.ts';
-import type { Engine } from '../engine/index.ts';
+import { orderValue } from '../columns.ts';
+import type { Columns, Engine } from '../engine/index.ts';
 import { markQuery, type PageRequest, type Seek } from '../list-sql.ts';
 import { describeVersioned, LIST_TABLES, listKey } from './shared.ts';
 
@@ -43,6 +47,8 @@ function seekable(resource: Resource, page: PageRequest): boolean {
 export class SeekMarks {
   /** Noted positions of lists, per list as a caller sees it and order. */
   readonly marks = new VersionedCache<Marks>();
+  /** Where filtered lists begin, per list as a caller sees it and order. */
+  readonly starts = new VersionedCache<Seek>();
   private readonly engine: Engine;
 
   constructor(engine: Engine) {
@@ -51,8 +57,14 @@ export class SeekMarks {
 
   /** Where the page's SQL starts and how far past that its offset is; null to read it from the start. */
   async seekFor(resource: Resource, caller: Caller, page: PageRequest, version: number, filters?: FilterTree): Promise<{ seek: Seek; offset: number } | null> {
-    if (page.offset < SEEK_STEP || resource.visibility.kind === 'organisations' || filtersAnything(filters) || !seekable(resource, page)) return null;
-    const marks = await this.marks.get(version, `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`, async () => ({ positions: [], complete: false, extending: Promise.resolve() }));
+    if (resource.visibility.kind === 'organisations' || !seekable(resource, page)) return null;
+    const key = `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`;
+    if (filtersAnything(filters)) {
+      const start = this.starts.peek(version, key);
+      return start ? { seek: await start, offset: page.offset } : null;
+    }
+    if (page.offset < SEEK_STEP) return null;
+    const marks = await this.marks.get(version, key, async () => ({ positions: [], complete: false, extending: Promise.resolve() }));
     const wanted = Math.floor(page.offset / SEEK_STEP);
     const extension = marks.extending.then(async () => {
       while (!marks.complete && marks.positions.length <= wanted) {
@@ -70,7 +82,21 @@ export class SeekMarks {
     return { seek: marks.positions[step], offset: page.offset - step * SEEK_STEP };
   }
 
+  /** Notes where a filtered list begins in its order: `first`, the first row of its first page as read. */
+  noteStart(resource: Resource, caller: Caller, page: PageRequest, version: number, filters: FilterTree | undefined, first: Columns): void {
+    if (page.offset !== 0 || !filtersAnything(filters) || resource.visibility.kind === 'organisations' || !seekable(resource, page)) return;
+    const [term] = page.order;
+    const field = storedFields(resource).find(([name]) => name === term.field)?.[1];
+    const value = term.field === 'id' || !field ? undefined : orderValue(field, first[term.field]);
+    if (value === null) return;
+    const start = value === undefined ? { id: Number(first.id) } : { id: Number(first.id), value };
+    void this.starts.get(version, `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`, async () => start);
+  }
+
   caches(): CacheDescription[] {
-    return [describeVersioned('seek_marks', this.marks, `the position of every ${SEEK_STEP.toLocaleString('en')}th record of a list in its order`, 'resource, what the caller may see, filters, order', LIST_TABLES)];
+    return [
+      describeVersioned('seek_marks', this.marks, `the position of every ${SEEK_STEP.toLocaleString('en')}th record of an unfiltered list in its order`, 'resource, what the caller may see, filters, order', LIST_TABLES),
+      describeVersioned('list_starts', this.starts, 'where a filtered list begins in its order (its first record)', 'resource, what the caller may see, filters, order', LIST_TABLES),
+    ];
   }
 }
