@@ -8,34 +8,25 @@
  *   BENCH_DATABASE_DIR   where the demo databases are kept between runs (loading scale 100 takes minutes)
  *   BENCH_ONLY=<regexp>  only the reports whose `scope/path format` matches
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { formatsOf, REPORT_DOWNLOADS, type ReportScope } from '../src/reports/catalogue.ts';
 import { organisationExport } from '../src/reports/excel/organisation-export.ts';
+import { adminKeys, demoDatabase, largestOrganisation } from './report-downloads.ts';
 import { startOurs, type Running } from './servers.ts';
 
 const scales = (process.env.BENCH_SCALES ?? '1').split(',').map(Number);
 const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const root = new URL('..', import.meta.url).pathname;
-const databases = process.env.BENCH_DATABASE_DIR ?? join(os.tmpdir(), 'rsr-bench-reports');
-mkdirSync(databases, { recursive: true });
-
-function cli(args: string[], databaseUrl: string): string {
-  const run = spawnSync(process.execPath, ['bin/rsr-api.mjs', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`rsr-api ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-}
-
 /** The project with the most periods, the organisation with the most projects, the program with the most members. */
 function largest(file: string): Record<ReportScope, number> {
   const db = new SQLite(file, { readonly: true });
   const one = (sql: string) => (db.prepare(sql).pluck().get() as number);
   const ids = {
     project: one('select r.project from indicator_period p join indicator i on i.id = p.indicator join result r on r.id = i.result group by r.project order by count(*) desc, r.project limit 1'),
-    organisation: one('select organisation from partnership group by organisation order by count(distinct project) desc, organisation limit 1'),
+    organisation: largestOrganisation(file),
     program: one(`select g.id from program g join project c on c.parent = g.id or c.parent in (select id from project where parent = g.id) group by g.id order by count(*) desc, g.id limit 1`),
   };
   db.close();
@@ -100,15 +91,8 @@ async function abandoned(server: Running, path: string, key: string): Promise<{ 
 const timings: Timing[] = [];
 const abandonments: { scale: number; cpuAfterMs: number }[] = [];
 for (const scale of scales) {
-  const file = join(databases, `scale-${scale}.sqlite`);
-  const url = `sqlite:${file}`;
-  if (!existsSync(file)) {
-    console.error(`loading demo scale ${scale} into ${file}…`);
-    cli(['demo', '--load', '--scale', String(scale)], url);
-  }
-  const email = 'bench-reports@example.org';
-  spawnSync(process.execPath, ['bin/rsr-api.mjs', 'user', 'create', '--email', email, '--admin'], { cwd: root, env: { ...process.env, DATABASE_URL: url } });
-  const key = cli(['token', 'create', '--email', email], url).trim();
+  const { file, url } = demoDatabase(scale);
+  const [key] = adminKeys(url, 1);
   const ids = largest(file);
   for (const report of REPORT_DOWNLOADS) {
     for (const format of formatsOf(report)) {

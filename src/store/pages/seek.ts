@@ -34,13 +34,16 @@ interface Marks {
   extending: Promise<unknown>;
 }
 
+/** The declaration of the page's first order field. */
+const firstField = (resource: Resource, page: PageRequest) => storedFields(resource).find(([name]) => name === page.order[0].field)?.[1];
+
 /** Whether pages in this order can start from noted positions: `id` alone, or one field never null then `id`. */
 function seekable(resource: Resource, page: PageRequest): boolean {
   if (page.pinned && resource.pinnedOrder) return false;
   const [first, second] = page.order;
   if (page.order.length === 1) return first.field === 'id';
   if (page.order.length !== 2 || second.field !== 'id' || second.descending) return false;
-  const field = storedFields(resource).find(([name]) => name === first.field)?.[1];
+  const field = firstField(resource, page);
   return field !== undefined && field.orderable === true && !field.nullable;
 }
 
@@ -86,7 +89,7 @@ export class SeekMarks {
   noteStart(resource: Resource, caller: Caller, page: PageRequest, version: number, filters: FilterTree | undefined, first: Columns): void {
     if (page.offset !== 0 || !filtersAnything(filters) || resource.visibility.kind === 'organisations' || !seekable(resource, page)) return;
     const [term] = page.order;
-    const field = storedFields(resource).find(([name]) => name === term.field)?.[1];
+    const field = firstField(resource, page);
     const value = term.field === 'id' || !field ? undefined : orderValue(field, first[term.field]);
     if (value === null) return;
     const start = value === undefined ? { id: Number(first.id) } : { id: Number(first.id), value };
