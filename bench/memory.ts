@@ -2,7 +2,8 @@
  * `npm run bench:memory`: resident memory of each worker of a two-worker server at the points
  * issue 24 names: after start, after the mixed scenario's reads (BENCH_MIXED_WARM_UP seconds of
  * warm-up, then BENCH_MIXED_DURATION measured), right after the eleven heavy report downloads of
- * the largest organisation at once, and 40 s later (a report thread ends after 30 s unused).
+ * the largest organisation at once, and 40 s later (a report thread ends after 30 s unused); and 5 s
+ * after the mix, once each thread idle for 2 s has given back its heap (src/ops/heap-release.ts).
  * Run it built (`npm run build`) to measure what the Docker image runs: from the TypeScript
  * sources each thread also holds tsx. Writes bench/results/memory.json.
  *
@@ -40,6 +41,8 @@ async function run(scale: number) {
     await autocannon({ url: server.base, connections: 32, duration: warmUpSeconds, requests: mixedRequests(data, 0, 1) });
     const mix = await autocannon({ url: server.base, connections: 32, duration: mixedSeconds, requests: mixedRequests(data, 0, 14) });
     note('after the mixed run');
+    await sleep(5000);
+    note('5 s later');
     const downloads = await downloadAll(server, organisation, keys);
     note('right after the downloads');
     await sleep(40_000);

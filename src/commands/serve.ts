@@ -9,6 +9,7 @@ import closeWithGrace from 'close-with-grace';
 import { CompiledQuery } from 'kysely';
 import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
+import { releaseHeapWhenIdle } from '../ops/heap-release.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { maskUrl } from '../ops/redact.ts';
@@ -86,6 +87,7 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
     metricsToken: config.metricsToken,
     reports: { ...config.reports, databaseUrl: config.databaseUrl },
   });
+  let stopReleasing = (): void => undefined;
   const graceful = closeWithGrace(
     {
       delay: config.shutdownTimeoutMs,
@@ -96,6 +98,7 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
       logger: { error: (message: unknown) => logger.error(message) },
     },
     async ({ signal, err }) => {
+      stopReleasing();
       if (err) logger.fatal({ err }, 'uncaught error: shutting down');
       else logger.info({ signal }, 'shutting down: finishing the requests in flight');
       await app.close();
@@ -122,6 +125,10 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
   await engine.runLong(CompiledQuery.raw('select 1')).catch(() => undefined); // a database away is answered later, as 503
   // Fastify's own start-up line, with where the API is and what it serves.
   await app.listen({ port: config.port, host: config.host, listenTextResolver: listening });
+  // A burst of requests grows the heap far past what it holds: given back once they stop.
+  let requests = 0;
+  app.server.on('request', () => (requests += 1));
+  stopReleasing = releaseHeapWhenIdle(() => requests);
   // Every list's count is needed by its every page: counted per project now, beside the first
   // requests, rather than by one of them (kept across writes from then on).
   void schemaReady().then(() => app.services.reader.projectCounts.warm(), () => undefined);

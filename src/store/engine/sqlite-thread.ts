@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { releaseHeapWhenIdle } from '../../ops/heap-release.ts';
 import { configure, statementCache, StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 
 const { path, timeoutMs } = workerData as { path: string; timeoutMs: number };
@@ -14,7 +15,12 @@ configure(handle, { readonly: true, timeoutMs, deadline: () => deadline });
 
 const prepared = statementCache(handle);
 
+// A deep page's or a long count's rows grow the heap; given back when the thread is idle.
+let reads = 0;
+releaseHeapWhenIdle(() => reads);
+
 parentPort?.on('message', ({ id, sql, parameters, ids }: ReadRequest) => {
+  reads += 1;
   let reply: ReadReply;
   try {
     const statement = prepared(sql, ids ? 'value' : 'arrays');
