@@ -34,12 +34,18 @@ interface Marks {
   extending: Promise<unknown>;
 }
 
+/** A list as the caller sees it, in the page's order: what marks and starts are kept by. */
+const keyOf = (resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree) => `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`;
+
 /** The declaration of the page's first order field. */
 const firstField = (resource: Resource, page: PageRequest) => storedFields(resource).find(([name]) => name === page.order[0].field)?.[1];
 
-/** Whether pages in this order can start from noted positions: `id` alone, or one field never null then `id`. */
+/**
+ * Whether pages in this order can start from noted positions: `id` alone, or one field never null
+ * then `id` (not where visibility goes through organisations).
+ */
 function seekable(resource: Resource, page: PageRequest): boolean {
-  if (page.pinned && resource.pinnedOrder) return false;
+  if (resource.visibility.kind === 'organisations' || (page.pinned && resource.pinnedOrder)) return false;
   const [first, second] = page.order;
   if (page.order.length === 1) return first.field === 'id';
   if (page.order.length !== 2 || second.field !== 'id' || second.descending) return false;
@@ -60,8 +66,8 @@ export class SeekMarks {
 
   /** Where the page's SQL starts and how far past that its offset is; null to read it from the start. */
   async seekFor(resource: Resource, caller: Caller, page: PageRequest, version: number, filters?: FilterTree): Promise<{ seek: Seek; offset: number } | null> {
-    if (resource.visibility.kind === 'organisations' || !seekable(resource, page)) return null;
-    const key = `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`;
+    if (!seekable(resource, page)) return null;
+    const key = keyOf(resource, caller, page, filters);
     if (filtersAnything(filters)) {
       const start = this.starts.peek(version, key);
       return start ? { seek: await start, offset: page.offset } : null;
@@ -87,13 +93,13 @@ export class SeekMarks {
 
   /** Notes where a filtered list begins in its order: `first`, the first row of its first page as read. */
   noteStart(resource: Resource, caller: Caller, page: PageRequest, version: number, filters: FilterTree | undefined, first: Columns): void {
-    if (page.offset !== 0 || !filtersAnything(filters) || resource.visibility.kind === 'organisations' || !seekable(resource, page)) return;
+    if (page.offset !== 0 || !filtersAnything(filters) || !seekable(resource, page)) return;
     const [term] = page.order;
     const field = firstField(resource, page);
     const value = term.field === 'id' || !field ? undefined : orderValue(field, first[term.field]);
     if (value === null) return;
     const start = value === undefined ? { id: Number(first.id) } : { id: Number(first.id), value };
-    void this.starts.get(version, `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`, async () => start);
+    void this.starts.get(version, keyOf(resource, caller, page, filters), async () => start);
   }
 
   caches(): CacheDescription[] {
