@@ -83,33 +83,36 @@ for (const store of testStores()) {
       });
 
       test('other media types are 415, with or without a body', async () => {
-        for (const type of ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json-patch+json', 'image/png']) {
+        for (const type of ['text/plain', 'application/xml', 'application/json-patch+json', 'image/png']) {
           assertDetail(await write('{"project": 1}', type), 415, `Unsupported media type "${type}" in request.`);
         }
       });
 
       test('NUL, other control characters and lone surrogates in text are field errors, on every store', async () => {
         const before = await links();
-        const cases: [string, string][] = [
-          ['"a\\u0000b"', 'Null characters are not allowed.'],
-          ['"a\\u0001b"', 'Control characters are not allowed: U+0001.'],
-          ['"\\u001f"', 'Control characters are not allowed: U+001F.'],
-          ['"\\ud800"', 'Surrogate characters are not allowed: U+D800.'],
-          ['"x\\udfffy"', 'Surrogate characters are not allowed: U+DFFF.'],
+        // RSR's XML-character validator names the character; DRF adds its own words for NUL.
+        const nul = ['\u0000 is not an allowed character', 'Null characters are not allowed.'];
+        const cases: [string, string[]][] = [
+          ['"a\\u0000b"', nul],
+          ['"a\\u0001b"', ['\u0001 is not an allowed character']],
+          // Alone, U+001F is Python whitespace and trimmed away (DRF stores ""); inside text it stays.
+          ['"a\\u001fb"', ['\u001f is not an allowed character']],
+          ['"\\ud800"', ['Surrogate characters are not allowed: U+D800.']],
+          ['"x\\udfffy"', ['Surrogate characters are not allowed: U+DFFF.']],
         ];
-        for (const [caption, message] of cases) {
+        for (const [caption, messages] of cases) {
           const answer = await write(`{"project": 1, "url": "https://example.org/", "caption": ${caption}}`);
           assert.equal(answer.status, 400, caption);
-          assert.deepEqual(answer.body, { caption: [message] }, caption);
+          assert.deepEqual(answer.body, { caption: messages }, caption);
         }
         // Unique fields are looked up before writing: a value already refused must not reach the database.
         for (const [path, body] of [['/rest/v1/keyword/', 'label=%00'], ['/rest/v1/organisation/', 'name=a%00&long_name=%F0%9F%98%80%00']]) {
           const unique = await write(body, 'application/x-www-form-urlencoded', 'POST', path);
           assert.equal(unique.status, 400, `${path} ${body}: ${unique.text}`);
-          assert.deepEqual(Object.values(unique.body)[0], ['Null characters are not allowed.']);
+          assert.deepEqual(Object.values(unique.body)[0], nul);
         }
         const form = await write('project=1&url=https%3A%2F%2Fexample.org%2F&caption=a%00b', 'application/x-www-form-urlencoded');
-        assert.deepEqual(form.body, { caption: ['Null characters are not allowed.'] });
+        assert.deepEqual(form.body, { caption: nul });
         const keys = await write('{"project": 1, "name": "Keys", "section": 1, "order": 0, "dropdown_options": {"a\\u0000": 1}}', 'application/json', 'POST', '/rest/v1/project_custom_field/');
         assert.deepEqual(keys.body, { dropdown_options: ['Null characters are not allowed.'] });
         assert.equal(await links(), before);

@@ -11,7 +11,7 @@ import { RESOURCES } from '../resources/index.ts';
 import type { Engine } from '../store/engine/index.ts';
 import { Reader } from '../store/reader.ts';
 import { registerAuthentication } from './auth.ts';
-import { ApiError, clientError, databaseUnavailable, invalidHost, jsonParseError, notFound, queryTooLong, refusedByFramework, serverError, unsupportedMediaType } from './errors.ts';
+import { ApiError, clientError, databaseUnavailable, invalidHost, notFound, queryTooLong, refusedByFramework, serverError, unsupportedMediaType } from './errors.ts';
 import { registerCors, registerLoadShedding, registerRateLimit } from './guards.ts';
 import { registerMetricsRoute, registerObservation, requestId } from './observe.ts';
 import { representError, representJson, send } from './respond.ts';
@@ -20,6 +20,7 @@ import { registerDocs } from './docs.ts';
 import { offerExplorer, registerExplorer } from './explorer.ts';
 import { registerHealth } from './health.ts';
 import { registerReports } from './report-routes.ts';
+import { registerBodyParsers } from './bodies.ts';
 import { resourceRoutes, takesTrailingSlash } from './routes.ts';
 import type { Services } from './services.ts';
 import { origin, redirectWithSlash, splitUrl } from './url.ts';
@@ -216,26 +217,4 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 function hostAllowed(host: string, allowed: readonly string[]): boolean {
   const name = host.toLowerCase().replace(/:\d+$/, '');
   return allowed.some((pattern) => (pattern.startsWith('.') ? name === pattern.slice(1) || name.endsWith(pattern) : name === pattern));
-}
-
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-/**
- * Bodies DRF's JSONParser and FormParser accept (http.md, Errors): JSON (an empty body is an
- * empty object) and HTML forms; any other media type is 415.
- */
-function registerBodyParsers(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    if (body.length === 0) return done(null, {});
-    try {
-      // Bytes that are not UTF-8 are refused, not read as U+FFFD (DRF's JSONParser decodes strictly).
-      done(null, JSON.parse(STRICT_UTF8.decode(body as Buffer)));
-    } catch (error) {
-      done(jsonParseError((error as Error).message), undefined);
-    }
-  });
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
 }

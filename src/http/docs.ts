@@ -1,12 +1,12 @@
 /**
  * The API described for people and programs: the OpenAPI document at /rest/v1/openapi.json
- * (openapi.ts) and Swagger UI at /docs/, served from the package itself (no CDN: it works
+ * (openapi/document.ts) and Swagger UI at /docs/, served from the package itself (no CDN: it works
  * offline and behind a firewall).
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { openApiDocument } from './openapi.ts';
+import { openApiDocument } from './openapi/document.ts';
 import { representJson, send, type Representation } from './respond.ts';
 
 export async function registerDocs(app: FastifyInstance): Promise<void> {

@@ -47,6 +47,8 @@ export const serverError = () => new ApiError(500, { detail: 'A server error occ
 /** A filter or ordering the caller may not use, or that cannot be applied (decisions D8, D9). */
 export const badFilter = (message: string) => new ApiError(400, { detail: message });
 export const jsonParseError = (message: string) => new ApiError(400, { detail: `JSON parse error - ${message}` });
+/** DRF's MultiPartParser refusal of a body it cannot split. */
+export const multipartParseError = (message: string) => new ApiError(400, { detail: `Multipart form parse error - ${message}` });
 export const notADictionary = (type: string) => new ApiError(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${type}.`] });
 /** DRF's validation error body: each field's messages, in field order. */
 export const invalidData = (problems: Record<string, string[]>) => new ApiError(400, problems);

@@ -2,7 +2,7 @@
  * What the explorer reads besides the API's lists, under /explorer/api/: a project's results
  * (from the model the results reports are made from), names of projects and programs for the
  * report form's pickers, and the names of disaggregation dimensions and values (the charts'
- * labels). All are read as the caller may see them, and documented in openapi.ts.
+ * labels). All are read as the caller may see them, and documented in openapi/explorer-paths.ts.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { lastValue } from '../query/params.ts';

@@ -10,18 +10,20 @@ import { methodNotAllowed } from './errors.ts';
 import { detail, detailOptions, detailTarget, LIST_ALLOW, legacyList, list, listOptions } from './read-handlers.ts';
 import { legacySchema, pageSchema, recordSchema } from './schemas.ts';
 import { redirectWithSlash } from './url.ts';
-import { change, create, mayChange, mayCreate } from './writes.ts';
+import { change, create, mayChange, mayCreate, requireSignedIn } from './writes.ts';
 
 type DetailRequest = FastifyRequest<{ Params: { segment: string } }>;
 
-/** A method the path never offers: 405, with the path's Allow. */
+/** A method the path never offers: 405 with the path's Allow, once signed in (DRF authenticates first). */
 async function refuseOnList(request: FastifyRequest, reply: FastifyReply) {
   reply.header('allow', LIST_ALLOW);
+  requireSignedIn(request);
   throw methodNotAllowed(request.method);
 }
 
 async function refuseOnDetail(request: DetailRequest, reply: FastifyReply) {
   detailTarget(request, reply);
+  requireSignedIn(request);
   throw methodNotAllowed(request.method);
 }
 

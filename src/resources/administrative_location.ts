@@ -23,7 +23,8 @@ const administrativeLocation = resource({
     vocabulary: code('geographic_vocabulary'),
     vocabulary_label: derived(Type.String(), (row) => codeLabel('geographic_vocabulary', row.vocabulary)),
     code: text({ maxLength: 25, index: 'search' }),
-    level: int({ null: true, min: 0 }),
+    // RSR: a PositiveSmallIntegerField.
+    level: int({ null: true, min: 0, max: 32767 }),
   },
   related: { location: one('location', 'project_location') },
 });

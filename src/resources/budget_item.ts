@@ -18,7 +18,8 @@ const budgetItem = resource({
   fields: {
     id: id(),
     project: fk('project', { required: true }),
-    label: int({ null: true, choices: [...budgetItemLabels.keys()], index: 'filter' }),
+    // A foreign key to RSR's BudgetItemLabel table, which this service keeps as a code list.
+    label: int({ null: true, choices: [...budgetItemLabels.keys()], pkChoices: true, index: 'filter' }),
     label_label: derived(Type.String(), (row, ctx, related) => labelText(row, related)),
     other_extra: text({ null: true, maxLength: 30, index: 'search' }),
     amount: decimal(14, 2, { null: true }),

@@ -33,8 +33,12 @@ export interface StoredField {
   /** The only values allowed (besides null / "" where those are allowed). */
   choices?: readonly (string | number)[];
   codelist?: CodelistName;
-  /** Legacy codes accepted besides the code list's own (IATI 1.x transaction types). */
-  extraCodes?: readonly string[];
+  /** Legacy codes imports accept besides the code list's own (IATI 1.x transaction types); writes do not. */
+  legacyCodes?: readonly string[];
+  /** The choices are ids of a table RSR has and this service keeps as a list: refused as a foreign key is. */
+  pkChoices?: boolean;
+  /** Django's verbose_name where it is not the name with spaces (read by the unique message). */
+  verbose?: string;
   /** Text may be the empty string. */
   blank: boolean;
   required: boolean;
@@ -155,6 +159,8 @@ export interface Resource extends Entity {
   name: string;
   /** `"Budget Item"`: OPTIONS names the list "Budget Item List", a record "Budget Item Instance". */
   title: string;
+  /** The model's verbose_name where it is not the name with spaces (`report` for `reports`). */
+  verboseName?: string;
   /** The original's view description, shown by OPTIONS. */
   description: string;
   defaultOrder: readonly OrderTerm[];
@@ -207,6 +213,8 @@ interface Options {
   orderable?: boolean;
   index?: 'filter' | 'none' | 'search';
   filter?: 'admins' | 'no-one';
+  pkChoices?: boolean;
+  verbose?: string;
 }
 
 function nullable(schema: TSchema, isNullable: boolean): TSchema {
@@ -233,6 +241,8 @@ function stored(type: ScalarType, base: TSchema, options: Options, extra: Partia
     orderable: options.orderable ?? type !== 'json',
     index: options.index,
     filter: options.filter,
+    pkChoices: options.pkChoices,
+    verbose: options.verbose,
     schema: nullable(base, isNullable),
     ...extra,
   };
@@ -258,8 +268,8 @@ export const fk = (table: string, options: Options = {}): StoredField =>
   stored('int', Type.Integer(), options, { references: table });
 
 /** Text holding a code of an IATI code list (or blank). */
-export const code = (list: CodelistName, options: Options & { extra?: readonly string[] } = {}): StoredField =>
-  stored('text', Type.String(), options, { codelist: list, extraCodes: options.extra });
+export const code = (list: CodelistName, options: Options & { legacy?: readonly string[] } = {}): StoredField =>
+  stored('text', Type.String(), options, { codelist: list, legacyCodes: options.legacy });
 
 export const derived = (schema: TSchema, compute: DerivedField['compute']): DerivedField => ({
   kind: 'derived',

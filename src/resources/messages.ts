@@ -1,5 +1,6 @@
 /** How problems read: on one import line, and in the API's DRF-style validation errors. */
-import type { Problem } from './validate.ts';
+import { storedFields, type Resource } from './define.ts';
+import type { Problem } from './problems.ts';
 
 /** The name Python gives the type of a JSON value, as DRF's messages show it. */
 function pythonType(value: unknown): string {
@@ -42,11 +43,21 @@ export function importText(problem: Problem): string {
     case 'json_depth': return `is nested more than ${problem.max} levels deep`;
     case 'not_list': return `${shown(problem.value)} is not a list`;
     case 'invalid_json': return `${shown(problem.value)} does not have the expected structure`;
+    case 'xml_character': return `holds ${codePoint(problem.character.codePointAt(0) ?? 0)}, which XML cannot hold`;
+    case 'max_digits': return `has more than ${problem.digits} digits`;
+    case 'max_string_length': return 'is too long to be a number';
   }
 }
 
+/** Django's verbose names, as its unique message shows them: `report with this name already exists.` */
+function uniqueText(resource: Resource, fieldName: string): string {
+  const field = storedFields(resource).find(([name]) => name === fieldName)?.[1];
+  const model = resource.verboseName ?? resource.name.replace(/_/g, ' ');
+  return `${model} with this ${field?.verbose ?? fieldName.replace(/_/g, ' ')} already exists.`;
+}
+
 /** Django REST Framework's wording, which existing clients may show to people. */
-export function apiText(problem: Problem, entityName: string): string {
+export function apiText(problem: Problem, resource: Resource): string {
   switch (problem.code) {
     case 'required': return 'This field is required.';
     case 'null': return 'This field may not be null.';
@@ -57,7 +68,8 @@ export function apiText(problem: Problem, entityName: string): string {
     case 'not_number': return 'A valid number is required.';
     case 'not_string': return 'Not a valid string.';
     case 'not_boolean': return 'Must be a valid boolean.';
-    case 'invalid_date': return 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.';
+    // RSR's DATE_INPUT_FORMATS: ['iso-8601', '%d-%m-%Y'].
+    case 'invalid_date': return 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD, DD-MM-YYYY.';
     case 'invalid_datetime': return 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
     case 'invalid_url': return 'Enter a valid URL.';
     case 'invalid_email': return 'Enter a valid email address.';
@@ -67,7 +79,7 @@ export function apiText(problem: Problem, entityName: string): string {
     case 'min_value': return `Ensure this value is greater than or equal to ${problem.limit}.`;
     case 'max_value': return `Ensure this value is less than or equal to ${problem.limit}.`;
     case 'does_not_exist': return `Invalid pk "${String(problem.value)}" - object does not exist.`;
-    case 'unique': return `${entityName.replace(/_/g, ' ')} with this ${problem.field.replace(/_/g, ' ')} already exists.`;
+    case 'unique': return uniqueText(resource, problem.field);
     case 'rule': return `${problem.text.charAt(0).toUpperCase()}${problem.text.slice(1)}.`;
     case 'null_character': return 'Null characters are not allowed.';
     case 'control_character': return `Control characters are not allowed: ${codePoint(problem.point)}.`;
@@ -75,5 +87,9 @@ export function apiText(problem: Problem, entityName: string): string {
     case 'json_depth': return `Ensure this value is nested no more than ${problem.max} levels deep.`;
     case 'not_list': return `Expected a list of items but got type "${pythonType(problem.value)}".`;
     case 'invalid_json': return 'Value does not have the expected structure.';
+    // RSR's ValidXMLCharField validator: the character itself, then its words.
+    case 'xml_character': return `${problem.character} is not an allowed character`;
+    case 'max_digits': return `Ensure that there are no more than ${problem.digits} digits in total.`;
+    case 'max_string_length': return 'String value too large.';
   }
 }

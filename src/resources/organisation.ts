@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { codes } from '../codelists/index.ts';
 import { pythonFloat } from '../text/python.ts';
 import {
-  asc, many, bool, code, constant, derived, email, id, int, Nullable, text, timestamp, url,
+  asc, many, bool, code, constant, derived, fk, id, int, Nullable, text, timestamp, url,
   EDIT_ROLES, resource, storedFields, type Related, type RenderContext, type Row,
 } from './define.ts';
 import organisationLocation from './organisation_location.ts';
@@ -42,11 +42,11 @@ const organisation = resource({
     name: text({ required: true, blank: false, maxLength: 40, unique: 'ci', index: 'search' }),
     long_name: text({ required: true, blank: false, maxLength: 100, unique: 'ci', index: 'search' }),
     language: text({ choices: ['en', 'es', 'fr'], default: 'en', blank: false }),
-    organisation_type: text({ null: true, choices: ['N', 'G', 'C', 'K'], blank: false }),
+    organisation_type: text({ null: true, choices: ['N', 'G', 'C', 'K'] }),
     new_organisation_type: int({ default: 22, choices: codes('organisation_type').map(Number) }),
     currency: code('currency', { default: 'EUR', blank: false }),
-    iati_org_id: text({ null: true, blank: false, maxLength: 75, unique: true }),
-    iati_prefixes: constant(Type.Null(), null),
+    iati_org_id: text({ null: true, maxLength: 75, unique: true, verbose: 'IATI organisation ID' }),
+    iati_prefixes: text({ null: true, maxLength: 2000, orderable: false, verbose: 'IATI identifier prefixes' }),
     url: url(),
     facebook: url(),
     twitter: url(),
@@ -55,7 +55,8 @@ const organisation = resource({
     mobile: text({ maxLength: 20 }),
     fax: text({ maxLength: 20 }),
     contact_person: text({ maxLength: 30 }),
-    contact_email: email({ maxLength: 50 }),
+    // A plain CharField on RSR: not checked as an address.
+    contact_email: text({ maxLength: 50 }),
     description: text(),
     notes: text(),
     logo: url({ null: true, maxLength: 255 }),
@@ -81,10 +82,13 @@ const organisation = resource({
     enforce_2fa: bool({ default: false }),
     can_become_reporting: bool({ default: false }),
     primary_location: { ...int({ null: true }), render: (row, ctx, related) => primaryLocation(row, related)?.id ?? null },
-    content_owner: constant(Type.Null(), null),
-    original: constant(Type.Null(), null),
-    password_policy: constant(Type.Null(), null),
-    codelist: constant(Type.Null(), null),
+    // Seldom set and never a list's order: no index (migration 13 adds the columns only).
+    content_owner: fk('organisation', { null: true, index: 'none', orderable: false }),
+    original: fk('organisation', { null: true, index: 'none', orderable: false }),
+    // Foreign keys to RSR tables this service does not keep (password policies, organisation code
+    // lists): stored as RSR stores them, and no id exists but null.
+    password_policy: int({ null: true, choices: [], pkChoices: true, orderable: false }),
+    codelist: int({ null: true, choices: [], pkChoices: true, orderable: false }),
     internal_org_ids: constant(EMPTY_LIST, []),
     total_budgets: constant(EMPTY_LIST, []),
     recipient_org_budgets: constant(EMPTY_LIST, []),

@@ -32,6 +32,7 @@ const reports = resource({
   name: 'reports',
   table: 'report',
   title: 'Reports',
+  verboseName: 'report',
   description: 'Viewset providing Result data.',
   // "as the seed lists them" (seed 2.11); reports added later follow, by id.
   pinnedOrder: [4, 6, 29, 28, 16, 3, 13, 1, 2],

@@ -16,7 +16,7 @@ function showLink(organisation: Row | null): string {
 const label = (list: CodelistName, field: string): DerivedField =>
   derived(Type.String(), (row) => codeLabel(list, row[field]));
 
-/** IATI 1.x transaction types, still found in old records (the seed shows "D"). */
+/** IATI 1.x transaction types, still found in old records (the seed shows "D"): imported, never written. */
 const LEGACY_TRANSACTION_TYPES = ['C', 'CG', 'D', 'E', 'IF', 'IR', 'LR', 'QP', 'QS', 'R'];
 
 const transaction = resource({
@@ -30,7 +30,7 @@ const transaction = resource({
     reference: text({ maxLength: 25, index: 'search' }),
     description: text({ maxLength: 255, index: 'search' }),
     transaction_date: date({ null: true }),
-    transaction_type: code('transaction_type', { maxLength: 2, extra: LEGACY_TRANSACTION_TYPES }),
+    transaction_type: code('transaction_type', { maxLength: 2, legacy: LEGACY_TRANSACTION_TYPES }),
     transaction_type_label: label('transaction_type', 'transaction_type'),
     value: decimal(14, 2, { null: true }),
     value_date: date({ null: true }),

@@ -1,36 +1,17 @@
 /**
  * Checks a written record against its declaration (resources.md, "Writes") and returns the
- * record as it will be stored: defaults filled in, timestamps canonical, parsed values.
- * Problems are structured, so import (one line naming file, index, id and field) and the API
- * (DRF's `{"field": ["message"]}`) can each word them their own way (messages.ts).
+ * record as it will be stored: defaults filled in, timestamps canonical, parsed values; values
+ * written through the API are read as DRF reads them first (written-values.ts). Problems are
+ * data (problems.ts), worded by messages.ts.
  */
 import { Value } from '@sinclair/typebox/value';
 import { hasCode } from '../codelists/index.ts';
 import { isIsoDate, toCanonicalUtc } from '../text/time.ts';
 import { storedFields, type Entity, type Row, type StoredField } from './define.ts';
+import type { Check, Problem } from './problems.ts';
+import { readWritten } from './written-values.ts';
 
-export type Problem =
-  | { field: string; code: 'required' | 'null' | 'blank' }
-  | { field: string; code: 'max_length'; max: number; length: number }
-  | { field: string; code: 'not_integer' | 'not_pk' | 'not_number' | 'not_string' | 'not_boolean' | 'invalid_date' | 'invalid_datetime' | 'invalid_url' | 'invalid_email'; value: unknown }
-  | { field: string; code: 'invalid_choice'; value: unknown; choices: readonly (string | number)[] }
-  | { field: string; code: 'invalid_code'; value: string; list: string }
-  | { field: string; code: 'decimal_places'; value: number; decimals: number }
-  | { field: string; code: 'whole_digits'; value: number; digits: number }
-  | { field: string; code: 'min_value' | 'max_value'; value: number; limit: number }
-  | { field: string; code: 'does_not_exist'; value: unknown }
-  | { field: string; code: 'unique'; value: string; owner: number }
-  /** A character no text may hold: NUL, another C0 control (not tab, LF, CR), or half a surrogate pair. */
-  | { field: string; code: 'null_character' }
-  | { field: string; code: 'control_character' | 'surrogate'; point: number }
-  | { field: string; code: 'json_depth'; max: number }
-  /** A JSON value of the wrong shape: not a list where one is declared, or not the declared shape. */
-  | { field: string; code: 'not_list' | 'invalid_json'; value: unknown }
-  /** A rule of its own (record checks, parse hooks): `text` reads after the field name. */
-  | { field: string; code: 'rule'; text: string };
-
-/** A problem before it is pinned to a field (Omit, distributed over the union). */
-type Check = (Problem extends infer P ? (P extends unknown ? Omit<P, 'field'> : never) : never) | null;
+export type { Check, Problem } from './problems.ts';
 
 const MAX_INT = 2 ** 31 - 1;
 const URL_PATTERN = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
@@ -99,7 +80,7 @@ function textProblem(field: StoredField, value: string): Check {
     const length = [...value].length;
     if (length > field.maxLength) return { code: 'max_length', max: field.maxLength, length };
   }
-  if (field.codelist && !hasCode(field.codelist, value) && !field.extraCodes?.includes(value)) return { code: 'invalid_code', value, list: field.codelist };
+  if (field.codelist && !hasCode(field.codelist, value) && !field.legacyCodes?.includes(value)) return { code: 'invalid_code', value, list: field.codelist };
   if (field.url && !URL_PATTERN.test(value)) return { code: 'invalid_url', value };
   if (field.email && !EMAIL_PATTERN.test(value)) return { code: 'invalid_email', value };
   return choiceProblem(field, value);
@@ -143,6 +124,11 @@ export interface CleanOptions {
   partial?: boolean;
   /** Fields the caller may not write (read-only ones): ignored when given. */
   ignore?: ReadonlySet<string>;
+  /**
+   * 'api': values as a client writes them, read as DRF's fields read them (written-values.ts);
+   * 'import' (the default): values as a dataset holds them, checked strictly and kept as given.
+   */
+  source?: 'api' | 'import';
 }
 
 /** The stored form of `input`, or every problem found (in field order). */
@@ -175,6 +161,15 @@ export function cleanRecord(entity: Entity, input: Row, options: CleanOptions = 
       }
       value = parsed.value;
     }
+    const read = options.source === 'api' ? readWritten(field, value) : null;
+    if (read?.problems) {
+      for (const problem of read.problems) report(name, problem);
+      continue;
+    }
+    if (read) {
+      record[name] = read.value;
+      continue;
+    }
     const problem = valueProblem(field, value);
     if (problem) report(name, problem);
     record[name] = field.type === 'timestamp' ? toCanonicalUtc(value as string) : value;
@@ -188,41 +183,4 @@ export function checkRecord(entity: Entity, record: Row): Problem[] {
     .map((check) => check(record))
     .filter((problem): problem is { field: string; message: string } => problem !== null)
     .map((problem) => ({ field: problem.field, code: 'rule', text: problem.message }));
-}
-
-
-// DRF's BooleanField.TRUE_VALUES / FALSE_VALUES.
-const TRUE_TEXT = new Set(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1']);
-const FALSE_TEXT = new Set(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0']);
-const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
-const NUMBER_TEXT = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*$/;
-
-/**
- * Written values as DRF's fields accept them: numbers and booleans may come as text (always so
- * in form bodies), numbers are accepted for text; in a form, an empty value of a nullable
- * non-text field means null and JSON fields hold JSON text. Anything else is left for
- * `cleanRecord` to judge.
- */
-export function coerceInput(entity: Entity, input: Row, form: boolean): Row {
-  const output: Row = { ...input };
-  for (const [name, field] of storedFields(entity)) {
-    const value = output[name];
-    if (value === undefined || value === null) continue;
-    if (form && value === '' && field.nullable && field.type !== 'text') output[name] = null;
-    else if (field.type === 'int' && typeof value === 'string' && INTEGER_TEXT.test(value)) output[name] = Number(value);
-    else if (field.type === 'decimal' && typeof value === 'string' && NUMBER_TEXT.test(value)) output[name] = Number(value);
-    else if (field.type === 'bool' && (typeof value === 'string' || typeof value === 'number')) {
-      const text = String(value);
-      if (TRUE_TEXT.has(text)) output[name] = true;
-      else if (FALSE_TEXT.has(text)) output[name] = false;
-    } else if (field.type === 'text' && typeof value === 'number' && Number.isFinite(value)) output[name] = String(value);
-    else if (form && field.type === 'json' && typeof value === 'string') {
-      try {
-        output[name] = JSON.parse(value);
-      } catch {
-        output[name] = value;
-      }
-    }
-  }
-  return output;
 }

@@ -77,10 +77,17 @@ export async function insertRows(engine: Engine, db: Kysely<Database>, entity: E
   await engine.insertMany(db, entity.table, columnNames(entity), records.map((record) => columnValues(entity, engine.dialect, record)));
 }
 
-/** Inserts one record (its id generated when it has none); the id. */
+/**
+ * Inserts one record inside the writing transaction `db`; the id. One without an id gets one
+ * never handed out before (Engine.nextId): every record the service creates, nested ones too.
+ */
 export async function insertRecord(engine: Engine, db: Kysely<Database>, entity: Entity, record: Row): Promise<number> {
   const columns = toColumns(entity, engine.dialect, record);
-  if (record.id === undefined || record.id === null) delete columns.id;
+  if (record.id === undefined || record.id === null) {
+    const id = await engine.nextId(db, entity.table);
+    if (id === undefined) delete columns.id;
+    else columns.id = id;
+  }
   const inserted = await db.insertInto(entity.table).values(columns).returning('id').executeTakeFirstOrThrow();
   return Number(inserted.id);
 }

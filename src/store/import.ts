@@ -123,13 +123,15 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
       if (pathTables(entity).some((table) => loaded.has(table))) await fillProjects(trx, entity);
     }
     if (kept.has('employment')) await trx.deleteFrom('employment').where('organisation', 'not in', trx.selectFrom('organisation').select('id')).execute();
+    // The last step, once every file loaded: an import that fails moves no sequence (PostgreSQL
+    // would not move one back), and no create can come between the commit and the move (writes
+    // wait for the import's transaction). Never back: ids of records a replacement removed stay used.
+    await syncAllGeneratedIds(engine, trx);
   }, { lockWaitMs: Infinity }));
   // Without statistics the planner guesses from empty tables and sorts whole lists for page 1, or
   // reads a range that holds most of a table through its index. Under the migrations' lock, which
   // waits for a serving process's write in progress (ANALYZE writes; SQLite would refuse it at once).
   await engine.exclusively((within) => engine.analyze(UNANALYZED, within));
-  // Only once the data is committed: a sequence moved inside a failed import stays moved.
-  await syncAllGeneratedIds(engine);
   return counts;
 }
 

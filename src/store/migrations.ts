@@ -150,11 +150,32 @@ const MIGRATIONS: Migration[] = [
       }
     },
   },
+  {
+    version: 12,
+    name: 'ids never handed out twice: a sequence per table on SQLite, starting at its largest id',
+    // No table is rebuilt (AUTOINCREMENT would copy each): one row per table, its largest id read
+    // from the end of its primary key. SQLite never noted the ids deleted from a table's end
+    // before: the largest of them may be handed out once more, never again after.
+    async up(db, engine) {
+      await engine.createIdSequences(db);
+      await syncAllGeneratedIds(engine, db);
+    },
+  },
+  {
+    version: 13,
+    name: "an organisation's IATI prefixes, content owner, original, password policy and code list, stored as RSR's serializer stores them",
+    async up(db, engine) {
+      const fields = new Map(storedFields(ENTITY_BY_TABLE.get('organisation')!));
+      for (const column of ['iati_prefixes', 'content_owner', 'original', 'password_policy', 'codelist']) {
+        await addMissingColumn(db, 'organisation', column, engine.dialect.columnType(fields.get(column)!));
+      }
+    },
+  },
 ];
 
-/** Every table's next generated id above its largest id (see Dialect.syncGeneratedIds). */
-export async function syncAllGeneratedIds(engine: Engine): Promise<void> {
-  for (const entity of TABLES) await engine.syncGeneratedIds(engine.db, entity.table);
+/** Every table's next generated id above its largest id (see Engine.syncGeneratedIds), in `db`. */
+export async function syncAllGeneratedIds(engine: Engine, db: Kysely<Database>): Promise<void> {
+  for (const entity of TABLES) await engine.syncGeneratedIds(db, entity.table);
 }
 
 /** The migrations this database still lacks (all of them where the schema was never created). */
@@ -166,12 +187,13 @@ export async function pendingMigrations(engine: Engine): Promise<number[]> {
 }
 
 /**
- * Creates or upgrades the schema, and puts id generation above every stored id. The pending
+ * Creates or upgrades the schema, and puts id generation above every stored id (mending a
+ * sequence a tool outside the service set back, or rows it inserted past one). The pending
  * migrations are applied together, all or none, under a lock (Engine.exclusively): instances
  * started at once apply each migration once. The versions applied here.
  */
-export async function migrate(engine: Engine): Promise<number[]> {
-  const applied = await engine.exclusively(async (db) => {
+export function migrate(engine: Engine): Promise<number[]> {
+  return engine.exclusively(async (db) => {
     await db.schema
       .createTable('schema_migration')
       .ifNotExists()
@@ -184,10 +206,11 @@ export async function migrate(engine: Engine): Promise<number[]> {
       await migration.up(db, engine);
       await db.insertInto('schema_migration').values({ version: migration.version, name: migration.name }).execute();
     }
+    // Under the lock: on SQLite a sequence moved is a write, which instances started together
+    // would otherwise attempt at once (and be refused: SQLite does not wait for its locks here).
+    await syncAllGeneratedIds(engine, db);
     return pending.map((migration) => migration.version);
   });
-  await syncAllGeneratedIds(engine);
-  return applied;
 }
 
 /**

@@ -66,6 +66,12 @@ async function nestedOf(engine: Engine, db: Kysely<Database>, entity: Entity, id
   return nested;
 }
 
+function missingRequired(resource: Resource, input: Row, ignore: ReadonlySet<string>): Problem[] {
+  return storedFields(resource)
+    .filter(([name, field]) => field.required && !ignore.has(name) && input[name] === undefined)
+    .map(([name]) => ({ field: name, code: 'required' }));
+}
+
 /** Creates (id null) or changes a record; its id. Refusals throw WriteRefused. */
 export async function saveRecord(engine: Engine, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
   try {
@@ -84,9 +90,9 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
     if (id !== null && !existing) throw new WriteRefused('not_found');
     const service = resource.serviceFields ?? {};
     const ignore = new Set(['id', ...Object.values(service)]);
-    // PUT keeps the stored value of an optional field it leaves out; required ones must be given.
-    const base = kind === 'replace' && existing ? Object.fromEntries(storedFields(resource).filter(([name, field]) => !field.required && !ignore.has(name)).map(([name]) => [name, existing[name]])) : {};
-    const { record: cleaned, problems } = cleanRecord(resource, { ...base, ...input }, { partial: kind === 'patch', ignore });
+    // PUT keeps the stored value of an optional field it leaves out (unread, as DRF leaves it); required ones must be given.
+    const { record: cleaned, problems } = cleanRecord(resource, input, { partial: kind !== 'create', ignore, source: 'api' });
+    if (kind === 'replace') problems.push(...missingRequired(resource, input, ignore));
     const record: Row = { ...(existing ?? {}), ...cleaned };
     const stamp = nowCanonical();
     if (service.created && !existing) record[service.created] = stamp;

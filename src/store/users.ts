@@ -61,7 +61,8 @@ function valid(entity: Entity, input: Row): Row {
 export async function createToken(engine: Engine, email: string): Promise<string> {
   const user = await userIdByEmail(engine, email);
   const key = randomBytes(20).toString('hex');
-  await engine.db.insertInto('api_token').values({ user, key_hash: hashOf(key), created_at: nowCanonical() }).execute();
+  // A transaction of its own: a key's id, too, is taken from the table's sequence (Engine.nextId).
+  await engine.db.transaction().execute((trx) => insertRecord(engine, trx, support.apiToken, { user, key_hash: hashOf(key), created_at: nowCanonical() }));
   return key;
 }
 

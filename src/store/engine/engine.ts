@@ -99,12 +99,24 @@ export interface Engine {
    */
   exclusively<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
 
-  /** Makes `id` generated on insert when not given. */
+  /** Makes `id` generated on insert when not given (a new table). */
   generateIds(db: Kysely<Database>, table: string): Promise<void>;
   /**
-   * The next generated id follows the largest stored one; never moves back. Run after records with
-   * explicit ids were committed, and at start-up: PostgreSQL never rolls a sequence back, so a
-   * failed import could otherwise leave it below ids that exist.
+   * Makes what keeps generated ids from ever being handed out twice, where the tables do not
+   * already (migration 12): SQLite's table of sequences; nothing on PostgreSQL, whose identity
+   * columns have sequences that never go back.
+   */
+  createIdSequences(db: Kysely<Database>): Promise<void>;
+  /**
+   * The id of a record about to be inserted into `table` by the writing transaction `db`: above
+   * every id the table ever held or handed out, deleted since or not. Undefined where the insert
+   * generates it itself (PostgreSQL's identity columns).
+   */
+  nextId(db: Kysely<Database>, table: string): Promise<number | undefined>;
+  /**
+   * The next generated id follows the largest stored one; never moves back, so the ids of records
+   * deleted since (or replaced by an import) stay used. Run as an import's last step and at
+   * start-up: PostgreSQL never rolls a sequence back, so one moved before a failure would stay moved.
    */
   syncGeneratedIds(db: Kysely<Database>, table: string): Promise<void>;
   /** An insert refused because its generated id is taken (a sequence behind its table). */

@@ -2,8 +2,9 @@
  * The embedded engine: SQLite through better-sqlite3, in this process, assembled from its parts:
  * the dialect (sqlite-dialect.ts), the connection's settings (sqlite-setup.ts), its statements
  * and rows (sqlite-rows.ts), reader threads for reads that may take long (sqlite-readers.ts), the
- * data versions (sqlite-versions.ts), and bulk loads and migrations (sqlite-load.ts). A lock is
- * never waited for inside a call (it would stop the event loop: changeData waits between tries).
+ * data versions (sqlite-versions.ts), bulk loads and migrations (sqlite-load.ts), and ids never
+ * handed out twice (sqlite-ids.ts). A lock is never waited for inside a call (it would stop the
+ * event loop: changeData waits between tries).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -12,6 +13,7 @@ import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { sizeOnly } from '../caches.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, timed, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
+import { sqliteIds } from './sqlite-ids.ts';
 import { sqliteLoading } from './sqlite-load.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
 import { SqliteStatements } from './sqlite-rows.ts';
@@ -87,9 +89,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       }
     },
     ...sqliteLoading(handle, db),
-    generateIds: async () => undefined, // INTEGER PRIMARY KEY is generated already
-    syncGeneratedIds: async () => undefined, // and always takes max(id) + 1
-    isIdClash: () => false,
+    ...sqliteIds(),
     ...watchVersions(handle, statements, db),
     announceChange: async () => undefined, // every process reads the version itself
     limitLockWait: async () => undefined, // busy_timeout is 0: changeData waits, between attempts
