@@ -61,7 +61,7 @@ function databases(): Record<Side, string> {
 }
 
 async function start(side: Side, databaseUrl: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/rsr-api.mjs', 'serve'], { cwd: sides[side], env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), RSR_API_FROM_SOURCES: '1' }, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['bin/rsr-api.mjs', 'serve'], { cwd: sides[side], env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), RSR_API_FROM_SOURCES: '1', LARGE_PAGES_PER_CALLER: '0' }, stdio: 'ignore' });
   for (let attempt = 0; attempt < 150; attempt += 1) {
     try {
       await fetch(`http://127.0.0.1:${port}/rest/v1/`);

@@ -66,9 +66,13 @@ function start(name: string, command: string, args: string[], env: NodeJS.Proces
   });
 }
 
-/** `rsr-api serve` with `workers` processes (by default one per CPU, as it runs by default). */
-export function startOurs(databaseUrl: string, workers?: number): Promise<Running> {
-  const env = { DATABASE_URL: databaseUrl, PORT: '0', ...(workers ? { WORKERS: String(workers) } : {}) };
+/**
+ * `rsr-api serve` with `workers` processes (by default one per CPU, as it runs by default). A load
+ * generator is one caller with many connections: the per-caller limit on large pages is off, or
+ * `limit=1000` would measure 429s.
+ */
+export function startOurs(databaseUrl: string, workers?: number, more: NodeJS.ProcessEnv = {}): Promise<Running> {
+  const env = { DATABASE_URL: databaseUrl, PORT: '0', LARGE_PAGES_PER_CALLER: '0', ...(workers ? { WORKERS: String(workers) } : {}), ...more };
   return start('rsr-api', process.execPath, ['bin/rsr-api.mjs', 'serve'], env, /listening on (http:\/\/\S+?)\/rest\/v1\//);
 }
 

@@ -35,9 +35,11 @@ const USAGE = `usage: rsr-api <command>
 environment (README, Configuration):
   PORT (8000)  HOST (127.0.0.1)  DATABASE_URL (sqlite:./data/rsr.sqlite, or postgres://user:password@host:5432/name)
   DATABASE_POOL_SIZE (10)  WORKERS (one per CPU)  TIME_ZONE (Europe/Stockholm)  TRUST_PROXY (off)  ALLOWED_HOSTS (any)
-  LOG_LEVEL (info)  LOG_FORMAT (pretty in a terminal, else json)  METRICS_TOKEN (none)  CORS_ORIGINS (none)
+  LOG_LEVEL (info)  LOG_FORMAT (pretty in a terminal, else json)  CORS_ORIGINS (none)
+  METRICS_PORT (none: /metrics on no listener of its own)  METRICS_HOST (127.0.0.1)  METRICS_TOKEN (none: no /metrics on PORT)
   RATE_LIMIT (off, e.g. 600/minute)  REQUEST_TIMEOUT (30 s)  HEADERS_TIMEOUT (10 s)  KEEP_ALIVE_TIMEOUT (65 s)
   STATEMENT_TIMEOUT_MS (10000)  MAX_EVENT_LOOP_DELAY_MS (200)  SHUTDOWN_TIMEOUT (25 s)
+  LARGE_PAGE_SIZE (300)  LARGE_PAGES_PER_CALLER (6 per worker)  TOKEN_FAILURE_LIMIT (20/minute per address)
   REPORT_THREADS (1 per worker)  REPORTS_PER_CALLER (2)  REPORT_QUEUE (32)`;
 
 const COMMANDS = new Set(['serve', 'migrate', 'import', 'export', 'demo', 'user', 'token']);

@@ -2,6 +2,7 @@
  * Settings from the environment, with the defaults a newcomer needs (README, "Configuration").
  * Every value is checked before anything opens: a mistake is one line naming the variable.
  */
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { maskUrl } from './ops/redact.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from './store/engine/index.ts';
@@ -15,7 +16,8 @@ export interface Config {
   /** Processes that answer requests (node:cluster): one per CPU by default. */
   workers: number;
   timeZone: string;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-* headers are believed: every hop's (true), none (false), or the proxies listed (addresses, CIDR blocks, `loopback`…). */
+  trustProxy: boolean | string;
   /** Host names requests may address (links are built from them); null: any. */
   allowedHosts: string[] | null;
   logLevel: LogLevel;
@@ -24,8 +26,12 @@ export interface Config {
   limits: Limits;
   /** Origins whose scripts may send signed-in requests and writes; any origin may read anonymously. */
   corsOrigins: string[];
-  /** When set, GET /metrics asks for `Authorization: Bearer <token>`. */
+  /** When set, GET /metrics is served on the API's port too, for `Authorization: Bearer <token>` only (asked for on METRICS_PORT too). */
   metricsToken: string | null;
+  /** A listener of its own for GET /metrics (METRICS_PORT, METRICS_HOST); null: none. */
+  metricsListener: { port: number; host: string } | null;
+  /** Per-caller limits on expensive work and on wrong keys (http/callers.ts), per worker process. */
+  callerLimits: CallerLimits;
   /** Requests per window per caller (token, or address when anonymous); null: no limit. */
   rateLimit: RateLimit | null;
   /** Report files are made on threads of their own (reports/pool.ts), per worker process. */
@@ -72,6 +78,18 @@ export interface ReportLimits {
 }
 
 export const DEFAULT_REPORT_LIMITS: ReportLimits = { threads: 1, perCaller: 2, queue: 32 };
+
+/** No caller takes the service for itself (README, "Limits"); counted per worker process. */
+export interface CallerLimits {
+  /** A list page whose `limit` is at least this is a large page. */
+  largePageSize: number;
+  /** Large pages one caller may have being made at once (past it: 429); 0: no limit. */
+  largePagesPerCaller: number;
+  /** Wrong API keys per address and window past which keys not seen passing are refused (429); null: never. */
+  tokenFailures: RateLimit | null;
+}
+
+export const DEFAULT_CALLER_LIMITS: CallerLimits = { largePageSize: 300, largePagesPerCaller: 6, tokenFailures: { max: 20, windowMs: 60_000 } };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -149,13 +167,37 @@ function corsOrigins(raw: string | undefined): string[] {
 
 const WINDOWS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000 };
 
-/** `RATE_LIMIT`: `N/second`, `N/minute` or `N/hour`; unset or `off`: no limit. */
-function rateLimit(raw: string | undefined): RateLimit | null {
+/** `RATE_LIMIT` (and `TOKEN_FAILURE_LIMIT`): `N/second`, `N/minute` or `N/hour`; `off`: no limit; unset: `fallback`. */
+function rateLimit(raw: string | undefined, name = 'RATE_LIMIT', fallback: RateLimit | null = null): RateLimit | null {
   const text = (raw ?? '').trim().toLowerCase();
-  if (text === '' || text === 'off') return null;
+  if (text === '') return fallback;
+  if (text === 'off') return null;
   const match = /^(\d+)\s*\/\s*(second|minute|hour)$/.exec(text);
-  if (!match || Number(match[1]) < 1) throw new ConfigError(`RATE_LIMIT must be like 600/minute (per second, minute or hour), or off; not '${raw}'`);
+  if (!match || Number(match[1]) < 1) throw new ConfigError(`${name} must be like 600/minute (per second, minute or hour), or off; not '${raw}'`);
   return { max: Number(match[1]), windowMs: WINDOWS[match[2]] };
+}
+
+/** Proxy names proxy-addr (Fastify's trustProxy) knows. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * `TRUST_PROXY`: `true` (every hop's X-Forwarded-* believed), off, or the proxies in front, by
+ * address, CIDR block or range name (`loopback`, `10.0.0.0/8`, `uniquelocal`), separated by commas.
+ */
+function trustProxy(raw: string | undefined): boolean | string {
+  const text = (raw ?? '').trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(text)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(text)) return true;
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!PROXY_RANGES.has(entry) && (family === 0 || !validBits || rest.length > 0)) {
+      throw new ConfigError(`TRUST_PROXY must be true, off, or proxy addresses (10.0.0.5, 10.0.0.0/8, loopback, linklocal, uniquelocal) separated by commas; not '${entry}'`);
+    }
+  }
+  return entries.join(',');
 }
 
 /** `ALLOWED_HOSTS`: host names separated by commas, `.example.org` for it and its subdomains; `*` or unset for any. */
@@ -177,7 +219,13 @@ function limits(env: Env): Limits {
   return chosen;
 }
 
-const yes = (raw: string | undefined) => ['1', 'true', 'yes'].includes((raw ?? '').trim().toLowerCase());
+/** `METRICS_PORT` (0: any free port, said in the log) on `METRICS_HOST` (127.0.0.1); unset: no listener of its own. */
+function metricsListener(env: Env): { port: number; host: string } | null {
+  if ((env.METRICS_PORT ?? '').trim() === '') return null;
+  const port = integer(env, 'METRICS_PORT', 0, 0, 65_535);
+  if (port !== 0 && String(port) === (env.PORT ?? '8000').trim()) throw new ConfigError(`METRICS_PORT must differ from PORT (${port}): metrics are served apart from the API`);
+  return { port, host: env.METRICS_HOST || '127.0.0.1' };
+}
 
 export function loadConfig(env: Env = process.env, terminal = Boolean(process.stdout.isTTY)): Config {
   return {
@@ -187,14 +235,20 @@ export function loadConfig(env: Env = process.env, terminal = Boolean(process.st
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
     workers: integer(env, 'WORKERS', availableParallelism(), 1, 256),
     timeZone: validTimeZone(env.TIME_ZONE || 'Europe/Stockholm'),
-    trustProxy: yes(env.TRUST_PROXY),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     allowedHosts: allowedHosts(env.ALLOWED_HOSTS),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, terminal ? 'pretty' : 'json'),
     limits: limits(env),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     metricsToken: env.METRICS_TOKEN || null,
+    metricsListener: metricsListener(env),
     rateLimit: rateLimit(env.RATE_LIMIT),
+    callerLimits: {
+      largePageSize: integer(env, 'LARGE_PAGE_SIZE', DEFAULT_CALLER_LIMITS.largePageSize, 1, 1000),
+      largePagesPerCaller: integer(env, 'LARGE_PAGES_PER_CALLER', DEFAULT_CALLER_LIMITS.largePagesPerCaller, 0, 10_000),
+      tokenFailures: rateLimit(env.TOKEN_FAILURE_LIMIT, 'TOKEN_FAILURE_LIMIT', DEFAULT_CALLER_LIMITS.tokenFailures),
+    },
     reports: {
       threads: integer(env, 'REPORT_THREADS', DEFAULT_REPORT_LIMITS.threads, 1, 64),
       perCaller: integer(env, 'REPORTS_PER_CALLER', DEFAULT_REPORT_LIMITS.perCaller, 1, 1000),

@@ -101,7 +101,7 @@ for (const store of testStores()) {
     const projects = generateDemo({ scale: 1, seed: 1 }).find((source) => source.entity === 'project')?.records ?? [];
     const hidden = new Set([...projects].filter((project) => !project.is_public || project.publishing_status !== 'published').map((project) => project.id));
     before(async () => {
-      server = await startServer(store, demoSources(1, 1));
+      server = await startServer(store, demoSources(1, 1), { metricsToken: 'm' });
     });
     after(() => server.close());
 
@@ -245,7 +245,7 @@ for (const store of testStores()) {
       // Served: the first deep page makes its list, the next ones of it are read from it (the metrics say which).
       server.reader.settledMs = 0;
       const metrics = async () => {
-        const text = (await request(server.base, '/metrics')).text;
+        const text = (await request(server.base, '/metrics', { headers: { authorization: 'Bearer m' } })).text;
         const sample = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
         return { miss: sample('rsr_api_deep_page_lists_total\\{result="miss"\\}'), hit: sample('rsr_api_deep_page_lists_total\\{result="hit"\\}'), ids: sample('rsr_api_deep_page_ids') };
       };

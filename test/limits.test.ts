@@ -117,7 +117,7 @@ for (const store of testStores()) {
   });
 
   describe(`load shedding (${store.name})`, () => {
-    const server = useServer(store, undefined, { limits: { maxEventLoopDelayMs: 5 } });
+    const server = useServer(store, undefined, { limits: { maxEventLoopDelayMs: 5 }, metricsToken: 'm' });
 
     test('while the event loop lags: 503 with Retry-After before any work; the liveness probe still answers; then back to normal', async () => {
       assert.equal((await request(server.base, '/rest/v1/keyword/')).status, 200);
@@ -137,7 +137,7 @@ for (const store of testStores()) {
       assert.deepEqual([shed.status, shed.body, shed.headers.get('retry-after')], [503, { detail: 'The service is overloaded; try again shortly.' }, '10']);
       assert.equal((await request(server.base, '/healthz')).status, 200);
       assert.equal((await request(server.base, '/readyz')).status, 503);
-      const metrics = await request(server.base, '/metrics');
+      const metrics = await request(server.base, '/metrics', { headers: { authorization: 'Bearer m' } });
       assert.match(metrics.text, /^rsr_api_shed_requests_total [1-9]\d*$/m);
       // The next sample (a second later) finds the loop idle again.
       let status = 503;
@@ -150,7 +150,7 @@ for (const store of testStores()) {
   });
 
   describe(`rate limit (${store.name})`, () => {
-    const server = useServer(store, undefined, { rateLimit: { max: 3, windowMs: 60_000 } });
+    const server = useServer(store, undefined, { rateLimit: { max: 3, windowMs: 60_000 }, metricsToken: 'm' });
 
     test('past the limit: 429 with Retry-After in DRF\'s words; counted per user or per address, cached answers too; probes exempt', async () => {
       const seen = [];
@@ -163,7 +163,7 @@ for (const store of testStores()) {
       // A signed-in user is counted on their own.
       const key = await createToken(server.engine, 'bo@example.org');
       assert.equal((await request(server.base, '/rest/v1/keyword/', { headers: { authorization: `Token ${key}` } })).status, 200);
-      for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal((await request(server.base, path)).status, 200, path);
+      for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal((await request(server.base, path, { headers: { authorization: 'Bearer m' } })).status, 200, path);
     });
   });
 }

@@ -4,6 +4,7 @@
  * their stack, probes not logged at info; and GET /metrics, parsed, with its counters moving.
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
@@ -35,10 +36,17 @@ function capturedLog() {
 /** Lines are written once the answer is sent: wait a moment for the last one. */
 const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
 
+/** Metrics are the operator's: on the API's port only with METRICS_TOKEN, and for it only. */
+const METRICS_TOKEN = 'm3trics';
+const METRICS = { authorization: `Bearer ${METRICS_TOKEN}` };
+
+/** Where `rsr-api serve` says its metrics listener (METRICS_PORT) is. */
+const metricsUrl = (output: string) => /"metrics":"(http:\/\/[^"]+)"/.exec(output)?.[1] ?? '';
+
 for (const store of testStores()) {
   describe(`logs (${store.name})`, () => {
     const log = capturedLog();
-    const server = useServer(store, undefined, { logger: log.logger });
+    const server = useServer(store, undefined, { logger: log.logger, metricsToken: METRICS_TOKEN });
 
     test('one JSON line per request, with the request id the answer carries; a sane X-Request-Id is kept, cached answers included', async () => {
       log.lines.length = 0;
@@ -98,17 +106,17 @@ for (const store of testStores()) {
 
     test('probes and metrics are not logged at info', async () => {
       log.lines.length = 0;
-      for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal((await request(server.base, path)).status, 200);
+      for (const path of ['/healthz', '/readyz', '/metrics']) assert.equal((await request(server.base, path, { headers: METRICS })).status, 200);
       await settle();
       assert.deepEqual(log.lines, []);
     });
   });
 
   describe(`metrics (${store.name})`, () => {
-    const server = useServer(store);
+    const server = useServer(store, undefined, { metricsToken: METRICS_TOKEN });
 
-    const scrape = async (headers: Record<string, string> = {}): Promise<Map<string, Family>> => {
-      const answer = await request(server.base, '/metrics', { headers });
+    const scrape = async (): Promise<Map<string, Family>> => {
+      const answer = await request(server.base, '/metrics', { headers: METRICS });
       assert.equal(answer.status, 200, answer.text);
       assert.equal(answer.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
       return parseExposition(answer.text);
@@ -167,11 +175,14 @@ for (const store of testStores()) {
       try {
         assert.equal((await runCli(['import', FIXTURE], { DATABASE_URL: database.url })).code, 0);
         const key = (await runCli(['token', 'create', '--email', 'ana@example.org'], { DATABASE_URL: database.url })).stdout.trim();
-        const served = await startCliServer([], { DATABASE_URL: database.url, LOG_LEVEL: 'info' });
+        // Metrics on a listener of their own (any free port here), not on the API's.
+        const served = await startCliServer([], { DATABASE_URL: database.url, LOG_LEVEL: 'info', METRICS_PORT: '0' });
         try {
           const report = await request(served.base, '/py-reports/project/1/results-indicators-table/?format=excel', { headers: { authorization: `Token ${key}` } });
           assert.equal(report.status, 200);
-          const families: Map<string, Family> = parseExposition((await request(served.base, '/metrics')).text);
+          assert.equal((await request(served.base, '/metrics')).status, 404);
+          assert.match(metricsUrl(served.output()), /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+          const families: Map<string, Family> = parseExposition((await request(metricsUrl(served.output()), '')).text);
           assert.equal(value(families, 'rsr_api_report_duration_seconds_count', { report: 'results-indicators-table', format: 'excel' }), 1);
           // Made on a report thread (the CLI's server has them), which is free again.
           assert.deepEqual([value(families, 'rsr_api_report_downloads', { state: 'running' }), value(families, 'rsr_api_report_downloads', { state: 'waiting' })], [0, 0]);
@@ -202,7 +213,8 @@ for (const store of testStores()) {
 
 describe('metrics behind METRICS_TOKEN', () => {
   const [store] = testStores();
-  const server = useServer(store, undefined, { metricsToken: 'm3trics' });
+  const server = useServer(store, undefined, { metricsToken: METRICS_TOKEN });
+  const unset = useServer(store);
 
   test('401 without the token, or with another; 200 with it', async () => {
     const none = await request(server.base, '/metrics');
@@ -210,8 +222,65 @@ describe('metrics behind METRICS_TOKEN', () => {
     assert.equal((await request(server.base, '/metrics', { headers: { authorization: 'Bearer m3trics-not' } })).status, 401);
     // A `Token` is an API key to the API's own authentication: not one, so 403 as anywhere.
     assert.equal((await request(server.base, '/metrics', { headers: { authorization: 'Token m3trics' } })).status, 403);
-    const allowed = await request(server.base, '/metrics', { headers: { authorization: 'Bearer m3trics' } });
+    const allowed = await request(server.base, '/metrics', { headers: METRICS });
     assert.equal(allowed.status, 200);
     assert.match(allowed.text, /^# HELP rsr_api_http_requests_total /m);
+  });
+
+  test('without METRICS_TOKEN, /metrics is not served on the API\'s port at all', async () => {
+    for (const headers of [{}, METRICS]) {
+      const answer = await request(unset.base, '/metrics', { headers });
+      assert.deepEqual([answer.status, answer.body], [404, { detail: 'Not found.' }]);
+    }
+  });
+});
+
+describe('metrics on a listener of their own (METRICS_PORT)', () => {
+  const [store] = testStores();
+
+  test('bound to 127.0.0.1 by default, /metrics only; METRICS_TOKEN asked for there too; the API\'s port serves them for the token only', async () => {
+    const database = await store.create();
+    try {
+      assert.equal((await runCli(['import', FIXTURE], { DATABASE_URL: database.url })).code, 0);
+      const served = await startCliServer([], { DATABASE_URL: database.url, METRICS_PORT: '0', METRICS_TOKEN });
+      try {
+        const url = metricsUrl(served.output());
+        const base = url.replace(/\/metrics$/, '');
+        assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+        assert.notEqual(base, served.base);
+        const none = await request(base, '/metrics');
+        assert.deepEqual([none.status, none.body, none.headers.get('www-authenticate')], [401, { detail: 'Metrics need the METRICS_TOKEN.' }, 'Bearer realm="metrics"']);
+        assert.equal((await request(base, '/metrics', { headers: { authorization: 'Bearer wrong' } })).status, 401);
+        await request(served.base, '/rest/v1/keyword/');
+        const scraped = await request(base, '/metrics', { headers: METRICS });
+        assert.equal(scraped.status, 200);
+        assert.equal(scraped.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+        assert.equal(value(parseExposition(scraped.text), 'rsr_api_http_requests_total', { route: '/rest/v1/keyword/', status: '200' }), 1);
+        // Nothing else is served there: not the API, not a probe.
+        for (const path of ['/rest/v1/', '/healthz', '/metrics/x']) assert.deepEqual((await request(base, path, { headers: METRICS })).status, 404, path);
+        assert.equal((await request(base, '/metrics', { method: 'POST', headers: METRICS })).status, 405);
+        // With the token set, the API's port serves them too, for the token only.
+        assert.equal((await request(served.base, '/metrics')).status, 401);
+        assert.equal((await request(served.base, '/metrics', { headers: METRICS })).status, 200);
+      } finally {
+        await served.stop();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test('a METRICS_PORT that is taken stops the start, as PORT would', async () => {
+    const database = await store.create();
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await runCli(['serve'], { DATABASE_URL: database.url, PORT: '0', WORKERS: '1', METRICS_PORT: String((taken.address() as net.AddressInfo).port) });
+      assert.equal(result.code, 1);
+      assert.match(result.stderr + result.stdout, /EADDRINUSE/);
+    } finally {
+      taken.close();
+      await database.drop();
+    }
   });
 });

@@ -77,7 +77,8 @@ for (const store of testStores()) {
         const download = (key: string) => fetch(`${server.base}/py-reports/organisation/1/org-projects-overview/?format=pdf`, { headers: { authorization: `Token ${key}` } });
         // The first caller's export, nobody reading it, holds the only thread; its PDF waits.
         const leaving = new AbortController();
-        const held = await pool.make(EXPORT, `user ${users[0]}`, leaving.signal);
+        // Counted for the caller as the route counts it (http/callers.ts, callerKey).
+        const held = await pool.make(EXPORT, `user:${users[0]}`, leaving.signal);
         const waiting = download(keys[0]);
         await until(() => pool.load.waiting === 1);
         // The same caller a third time: its limit. Another caller: the line is full.

@@ -251,7 +251,7 @@ for (const store of testStores()) {
       for (const line of ['Water for Kisumu\nWells\n', '2024-01-01 – 2024-06-30\n10\n7.50\n75.0 %\n\n\n', 'Gender: Women\n6\n', '2024-07-01 – 2024-12-31\n10\n4\n40.0 %\n\nOn track\n']) {
         assert.ok(text.includes(line), `${JSON.stringify(line)} in ${JSON.stringify(text)}`);
       }
-      assert.ok(answer.body.toString().includes('<span class="medium" style="width:75%"></span>'));
+      assert.ok(answer.body.toString().includes('<rect class="medium" width="75%" height="100%"/>'));
     });
 
     test('the projects overview, PDF and Excel: statistics, funding per currency, status, years, countries and the projects the caller may see', async () => {
@@ -333,7 +333,7 @@ for (const store of testStores()) {
       assert.ok(!text.includes('1990'), 'the period filter applies');
       // Shares are drawn as bars of one colour: a small share is no poor progress.
       const preview = (await download('/py-reports/program/1/program-overview/?format=pdf&period_start=2024-01-01&show-html=1', outsiderKey)).body.toString();
-      for (const width of [75, 20, 5]) assert.ok(preview.includes(`<span class="share" style="width:${width}%"></span>`), String(width));
+      for (const width of [75, 20, 5]) assert.ok(preview.includes(`<rect class="share" width="${width}%" height="100%"/>`), String(width));
       assert.ok(!/class="(high|medium|low)"/.test(preview));
       // A partner of the private contributor sees it, and its 100 counts.
       const partner = (await pdfPages((await download('/py-reports/program/1/program-overview/?format=pdf')).body)).join('\n');

@@ -33,7 +33,8 @@ for (const store of testStores()) {
       assert.equal((await runCli(['import', FIXTURE], { DATABASE_URL: url })).code, 0);
       key = (await runCli(['token', 'create', '--email', 'ana@example.org'], { DATABASE_URL: url })).stdout.trim();
       // Started as an operator sizing its heap would: Node's options reach the workers and their threads.
-      server = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4' }, 60_000, false, ['--max-old-space-size=1024']);
+      // Metrics both ways: on the primary's own listener (METRICS_PORT, any free port here) and, with the token, on the API's port.
+      server = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4', METRICS_PORT: '0', METRICS_TOKEN: 'm' }, 60_000, false, ['--max-old-space-size=1024']);
       primary = Number(/"pid":(\d+),"hostname":"[^"]*","msg":"rsr-api listening on/.exec(server.output())?.[1]);
     });
     after(async () => {
@@ -69,15 +70,20 @@ for (const store of testStores()) {
       for (let index = 0; index < 6; index += 1) assert.equal((await get(server.base, '/rest/v1/link/')).body.count, 3, `request ${index}`);
     });
 
-    test('/metrics shows every worker\'s requests, whichever worker is asked', async () => {
-      const before = await fetch(`${server.base}/metrics`).then((answer) => answer.text());
+    test('/metrics shows every worker\'s requests, on the primary\'s listener and from whichever worker is asked', async () => {
+      const token = { authorization: 'Bearer m' };
+      const listener = /"metrics":"(http:\/\/127\.0\.0\.1:\d+\/metrics)"/.exec(server.output())?.[1] ?? '';
+      assert.notEqual(listener, '');
+      const before = await fetch(listener, { headers: token }).then((answer) => answer.text());
       const counted = (text: string) => (parseExposition(text).get('rsr_api_http_requests_total')?.samples ?? []).filter((sample) => sample.name === 'rsr_api_http_requests_total' && sample.labels.route === '/rest/v1/reports/').reduce((sum, sample) => sum + sample.value, 0);
       assert.equal(counted(before), 0);
       for (let index = 0; index < 8; index += 1) assert.equal((await get(server.base, '/rest/v1/reports/')).status, 200);
       for (let index = 0; index < 2; index += 1) {
-        const text = await fetch(`${server.base}/metrics`, { headers: { connection: 'close' } }).then((answer) => answer.text());
+        const text = await fetch(`${server.base}/metrics`, { headers: { ...token, connection: 'close' } }).then((answer) => answer.text());
         assert.equal(counted(text), 8);
       }
+      assert.equal(counted(await fetch(listener, { headers: token }).then((answer) => answer.text())), 8);
+      assert.equal((await fetch(`${server.base}/metrics`, { headers: { connection: 'close' } })).status, 401);
     });
 
     test('a worker killed is replaced, and the service answers throughout', async () => {

@@ -74,7 +74,13 @@ export async function readAll(name: string, query: URLSearchParams, max: number,
     const params = new URLSearchParams(query);
     params.set('limit', '1000');
     params.set('page', String(page));
-    const answer = await call<Page>(`/rest/v1/${name}/?${params}`);
+    let answer = await call<Page>(`/rest/v1/${name}/?${params}`);
+    // Pages of 1000 are large pages: past the caller's share at once (other tabs reading too) the
+    // service answers 429 for a second (README, "No caller takes the service for itself").
+    for (let tries = 0; answer.status === 429 && tries < 5; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      answer = await call<Page>(`/rest/v1/${name}/?${params}`);
+    }
     if (!answer.ok) throw new Error(`${name}: ${answer.status}`);
     rows.push(...answer.body.results);
     progress?.(rows.length, answer.body.count);

@@ -13,7 +13,8 @@ import { gatherClusterMetrics } from '../ops/cluster-metrics.ts';
 import { maskUrl } from '../ops/redact.ts';
 import { openEngine } from '../store/engine/index.ts';
 import { schemaGate } from '../store/migrations.ts';
-import { prepare, shownAddress, STOP } from './serve.ts';
+import { closeUntakenConnections } from './handoffs.ts';
+import { prepare, serveMetrics, shownAddress, STOP } from './serve.ts';
 
 const workers = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
 
@@ -28,7 +29,9 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
   } finally {
     await engine.close();
   }
-  gatherClusterMetrics();
+  const primaryMetrics = gatherClusterMetrics();
+  // METRICS_PORT is the primary's: it sees every worker, whichever are running (serve.ts, serveMetrics).
+  await serveMetrics(config, logger, primaryMetrics);
 
   const listening = new Set<number>();
   let announced = false;
@@ -41,6 +44,9 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
     announced = true;
     logger.info(`rsr-api listening on ${shownAddress(urlOf(address))}/rest/v1/ (${engine.name} ${maskUrl(engine.location)}: ${contents}; ${config.workers} workers)`);
   });
+
+  // Connections handed to a worker that dies before taking them would wait for good (handoffs.ts).
+  cluster.on('fork', (worker) => closeUntakenConnections(worker, (count) => logger.warn({ worker: worker.id, connections: count }, 'connections handed to the ended worker before it took them: closed')));
 
   cluster.on('exit', (worker, code, signal) => {
     const hadListened = listening.delete(worker.id);
@@ -57,6 +63,7 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
       return;
     }
     logger.error({ worker: worker.id, code, signal }, 'a worker ended: starting another');
+    primaryMetrics.workerReplaced();
     cluster.fork();
   });
 

@@ -9,6 +9,7 @@ import closeWithGrace from 'close-with-grace';
 import { CompiledQuery } from 'kysely';
 import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
+import { listenForMetrics, type MetricsSource } from '../http/metrics-listener.ts';
 import { releaseHeapWhenIdle } from '../ops/heap-release.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Metrics } from '../ops/metrics.ts';
@@ -56,6 +57,17 @@ export async function serve(config: Config, withDemo: boolean): Promise<void> {
   await listen(config, logger, metrics, engine, schemaReady, (address) => `rsr-api listening on ${shownAddress(address)}/rest/v1/ (${engine.name} ${maskUrl(engine.location)}: ${contents})`);
 }
 
+/**
+ * GET /metrics on a listener of its own (METRICS_PORT, METRICS_HOST), started before the API's
+ * port opens: a port it cannot have stops the start. Returns what closes it.
+ */
+export async function serveMetrics(config: Config, logger: Logger, source: MetricsSource): Promise<() => Promise<void>> {
+  if (!config.metricsListener) return async () => undefined;
+  const listener = await listenForMetrics({ ...config.metricsListener, token: config.metricsToken, source, onError: (error) => logger.error({ err: error }, 'the metrics could not be gathered') });
+  logger.info({ metrics: `${listener.url}/metrics` }, `metrics on ${listener.url}/metrics`);
+  return () => listener.close();
+}
+
 /** What the primary sends a worker to have it finish its requests and exit. */
 export const STOP = 'rsr-api:stop';
 
@@ -85,9 +97,11 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
     corsOrigins: config.corsOrigins,
     rateLimit: config.rateLimit,
     metricsToken: config.metricsToken,
+    callerLimits: config.callerLimits,
     reports: { ...config.reports, databaseUrl: config.databaseUrl },
   });
   let stopReleasing = (): void => undefined;
+  let stopMetrics = async (): Promise<void> => undefined;
   const graceful = closeWithGrace(
     {
       delay: config.shutdownTimeoutMs,
@@ -99,6 +113,7 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
     },
     async ({ signal, err }) => {
       stopReleasing();
+      await stopMetrics();
       if (err) logger.fatal({ err }, 'uncaught error: shutting down');
       else logger.info({ signal }, 'shutting down: finishing the requests in flight');
       await app.close();
@@ -123,6 +138,8 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
   // Ready before the first request: the engine's threads for long reads (SQLite) start now, not
   // on a request that would wait for them (a third of a second when run from the sources).
   await engine.runLong(CompiledQuery.raw('select 1')).catch(() => undefined); // a database away is answered later, as 503
+  // The metrics' own listener (METRICS_PORT): this process's; in a cluster, the primary's (cluster.ts).
+  if (!cluster.isWorker && config.metricsListener) stopMetrics = await serveMetrics(config, logger, metrics);
   // Fastify's own start-up line, with where the API is and what it serves.
   await app.listen({ port: config.port, host: config.host, listenTextResolver: listening });
   // A burst of requests grows the heap far past what it holds: given back once they stop.

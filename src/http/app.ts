@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { DEFAULT_LIMITS, type Limits, type RateLimit } from '../config.ts';
+import { DEFAULT_CALLER_LIMITS, DEFAULT_LIMITS, type CallerLimits, type Limits, type RateLimit } from '../config.ts';
 import type { Logger } from '../ops/logger.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { ReportPool, type ReportPoolOptions } from '../reports/pool.ts';
@@ -11,7 +11,8 @@ import { RESOURCES } from '../resources/index.ts';
 import type { Engine } from '../store/engine/index.ts';
 import { Reader } from '../store/reader.ts';
 import { registerAuthentication } from './auth.ts';
-import { ApiError, clientError, databaseUnavailable, invalidHost, notFound, queryTooLong, refusedByFramework, serverError, unsupportedMediaType } from './errors.ts';
+import { LargePages, TokenFailures } from './callers.ts';
+import { ApiError, clientError, databaseUnavailable, invalidHost, notFound, queryTooLong, refusedByFramework, serverError, storageFull, storageReadOnly, unsupportedMediaType } from './errors.ts';
 import { registerCors, registerLoadShedding, registerRateLimit } from './guards.ts';
 import { registerMetricsRoute, registerObservation, requestId } from './observe.ts';
 import { representError, representJson, send } from './respond.ts';
@@ -23,6 +24,7 @@ import { registerReports } from './report-routes.ts';
 import { registerBodyParsers } from './bodies.ts';
 import { resourceRoutes, takesTrailingSlash } from './routes.ts';
 import type { Services } from './services.ts';
+import { WriteHealth } from './write-health.ts';
 import { origin, redirectWithSlash, splitUrl } from './url.ts';
 
 export interface AppOptions {
@@ -32,7 +34,8 @@ export interface AppOptions {
   /** Resolves once the schema is current; requests wait for it (503 while the database is away). */
   schemaReady?: () => Promise<void>;
   timeZone: string;
-  trustProxy?: boolean;
+  /** Fastify's trustProxy: true, or the proxies believed (config.ts, TRUST_PROXY). */
+  trustProxy?: boolean | string;
   /** Django's ALLOWED_HOSTS: `next`/`previous` links are built from the Host a request names, so only these may be named. */
   allowedHosts?: string[] | null;
   /** Where requests and errors are logged (ops/logger.ts); none: nowhere. */
@@ -44,8 +47,10 @@ export interface AppOptions {
   /** Origins allowed signed-in requests and writes from scripts (guards.ts). */
   corsOrigins?: readonly string[];
   rateLimit?: RateLimit | null;
-  /** When set, GET /metrics asks for it as a Bearer token. */
+  /** When set, GET /metrics is served, for it as a Bearer token only; unset: /metrics is not found (metrics-listener.ts). */
   metricsToken?: string | null;
+  /** Per-caller limits (callers.ts); unset ones as config.ts's defaults. */
+  callerLimits?: Partial<CallerLimits>;
   /**
    * Report files made on threads reading `databaseUrl` (reports/pool.ts), closed with the app;
    * none: made in this thread (tests of a database only this connection sees).
@@ -97,7 +102,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const reader = options.reader ?? new Reader(options.engine);
   const reports = options.reports ? new ReportPool(options.reports) : null;
   if (reports) app.addHook('onClose', () => reports.close());
-  const services: Services = { engine: options.engine, reader, responses, metrics, timeZone: options.timeZone, reports };
+  const callerLimits: CallerLimits = { ...DEFAULT_CALLER_LIMITS, ...options.callerLimits };
+  const largePages = new LargePages(callerLimits.largePageSize, callerLimits.largePagesPerCaller, () => metrics.callerLimited.inc({ limit: 'large_pages' }));
+  const tokenFailures = callerLimits.tokenFailures ? new TokenFailures(callerLimits.tokenFailures, () => metrics.callerLimited.inc({ limit: 'token_failures' })) : null;
+  const services: Services = { engine: options.engine, reader, responses, metrics, timeZone: options.timeZone, reports, writes: new WriteHealth(), largePages };
   app.decorate('services', services);
   metrics.watch({
     responseCache: () => responses.stats(),
@@ -118,7 +126,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerCors(app, options.corsOrigins ?? []);
   step((scope) => checkHostAndSchema(scope, options));
   registerLoadShedding(app, limits.maxEventLoopDelayMs, metrics);
-  step((scope) => registerAuthentication(scope, options.engine));
+  step((scope) => registerAuthentication(scope, options.engine, tokenFailures));
   registerRateLimit(app, options.rateLimit ?? null, metrics);
   step((scope) => offerExplorer(scope));
   step((scope) => responses.register(scope));
@@ -192,6 +200,13 @@ function asApiError(error: FastifyError | ApiError, request: FastifyRequest, eng
   if (engine.isStatementTimeout(error)) {
     request.log.warn({ err: error, url: request.url }, 'statement timeout');
     return queryTooLong();
+  }
+  const fault = engine.storageFault(error);
+  if (fault) {
+    // The cause, as the database gave it: the operator learns what to mend.
+    request.log.error({ err: error }, fault === 'full' ? "write refused: the database's storage is full" : 'write refused: the database is read-only');
+    request.server.services.writes.failed(fault);
+    return fault === 'full' ? storageFull() : storageReadOnly();
   }
   if (engine.isUnavailable(error)) return databaseUnavailable();
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return unsupportedMediaType(request.headers['content-type'] ?? '');

@@ -26,6 +26,9 @@ export const badToken = (detail: 'Invalid token header. No credentials provided.
 export const permissionDenied = () => new ApiError(403, { detail: 'You do not have permission to perform this action.' });
 export const unsupportedMediaType = (type: string) => new ApiError(415, { detail: `Unsupported media type "${type}" in request.` });
 /** The database is away (outage, restart, a write during an import): worth trying again in a second. */
+/** A write the database's storage refused (engine.storageFault): nothing was saved, and it may be sent again later. */
+export const storageFull = () => new ApiError(507, { detail: "The database's storage is full: nothing was saved. Try again later." }, false, { 'retry-after': '30' });
+export const storageReadOnly = () => new ApiError(503, { detail: 'The database accepts no changes at the moment (read-only): nothing was saved. Try again later.' }, false, { 'retry-after': '30' });
 export const databaseUnavailable = () => new ApiError(503, { detail: 'Database unavailable' }, false, { 'retry-after': '1' });
 /** Shed while the event loop lags (guards.ts): the same request in a few seconds will likely do. */
 export const overloaded = () => new ApiError(503, { detail: 'The service is overloaded; try again shortly.' }, false, { 'retry-after': '10' });

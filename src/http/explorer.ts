@@ -1,9 +1,10 @@
 /**
  * The explorer (explorer/, built by Vite into dist/explorer/): its page at `/` and every
  * `/explore/...` address (the app reads the address itself), its hashed assets under `/assets/`,
- * all held in memory and sent through the respond step like any answer (ETag, 304, compression).
- * And a browser that opens an API address is offered the same view in the explorer. What the
- * explorer reads besides the API's lists is in explorer-api.ts.
+ * all held in memory and sent through the respond step like any answer (ETag, 304, compression),
+ * each with the page headers (page-security.ts: a Content-Security-Policy the build keeps to, no
+ * inline code). And a browser that opens an API address is offered the same view in the
+ * explorer. What the explorer reads besides the API's lists is in explorer-api.ts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
@@ -11,6 +12,7 @@ import escapeHtml from 'escape-html';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, notFound } from './errors.ts';
 import { DIMENSION_VALUES, names, projectResultsData } from './explorer-api.ts';
+import { PAGE_HEADERS, pageHeaders } from './page-security.ts';
 import { list } from './read-handlers.ts';
 import { representFile, send, type Representation } from './respond.ts';
 import { pageSchema } from './schemas.ts';
@@ -60,12 +62,16 @@ function isNavigation(request: FastifyRequest): boolean {
   return request.method === 'GET' && request.headers['sec-fetch-dest'] === 'document' && (request.headers.accept ?? '').includes('text/html');
 }
 
+/** The offered page's look, in the page (it loads nothing else); allowed by its hash (page-security.ts). */
+const API_PAGE_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1d2330}a{color:#0b5fa5}code{background:#f4f6f9;padding:0 .2rem}';
+const API_PAGE_HEADERS = { 'content-type': TYPES['.html'], 'cache-control': REVALIDATE, ...pageHeaders([API_PAGE_STYLE]) };
+
 function apiPage(path: string, query: string): Buffer {
   const explorer = explorerPath(path, query);
   const json = `${path}?${new URLSearchParams([...new URLSearchParams(query)].filter(([key]) => key !== 'format').concat([['format', 'json']]))}`;
   return Buffer.from(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rsr-api: ${escapeHtml(path)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1d2330}a{color:#0b5fa5}code{background:#f4f6f9;padding:0 .2rem}</style></head>
+<style>${API_PAGE_STYLE}</style></head>
 <body><h1>This is an address of the rsr-api API</h1>
 <p>Programs read it as JSON. To look at it as a table, open it in the explorer:</p>
 <p><a id="explorer" href="${escapeHtml(explorer)}">${escapeHtml(explorer)}</a></p>
@@ -79,7 +85,7 @@ export function registerExplorer(app: FastifyInstance): void {
   /** A file as an answer, made once: its ETag and compressed forms are kept with it. */
   const file = (reply: FastifyReply, key: string, body: Buffer, type: string, caching: string) => {
     let answer = answers.get(key);
-    if (!answer) answers.set(key, (answer = representFile(reply, body, { 'content-type': type, 'cache-control': caching })));
+    if (!answer) answers.set(key, (answer = representFile(reply, body, { 'content-type': type, 'cache-control': caching, ...PAGE_HEADERS })));
     return answer;
   };
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -109,6 +115,6 @@ export function offerExplorer(app: FastifyInstance): void {
     const [path, query = ''] = request.url.split('?');
     if (!/^\/(rest|api)\/v1\//.test(path) || /\.[a-z0-9]+\/?$/.test(path) || path.includes('/openapi.json') || new URLSearchParams(query).has('format')) return done();
     reply.header('vary', 'Sec-Fetch-Dest');
-    void send(request, reply, representFile(reply, apiPage(path, query), { 'content-type': TYPES['.html'], 'cache-control': REVALIDATE }));
+    void send(request, reply, representFile(reply, apiPage(path, query), API_PAGE_HEADERS));
   });
 }

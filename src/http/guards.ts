@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RateLimit } from '../config.ts';
 import type { Metrics } from '../ops/metrics.ts';
+import { callerKey } from './callers.ts';
 import { overloaded, throttled } from './errors.ts';
 
 /** Headers a script on another origin may read (beyond the CORS-safelisted ones). */
@@ -73,9 +74,6 @@ export function registerLoadShedding(app: FastifyInstance, maxEventLoopDelayMs: 
 /** One sample interval of @fastify/under-pressure, and a little more. */
 const WARM_UP_MS = 1100;
 
-/** Who a limit is counted for: the signed-in user, or the address of an anonymous caller. */
-const rateKey = (request: FastifyRequest) => (request.caller?.userId != null ? `user:${request.caller.userId}` : `ip:${request.ip}`);
-
 /**
  * The rate limit (off unless RATE_LIMIT is set), counted per user or per address in this process.
  * It runs after authentication and before the response cache: cached answers count too.
@@ -86,7 +84,8 @@ export function registerRateLimit(app: FastifyInstance, limit: RateLimit | null,
     global: false,
     max: limit.max,
     timeWindow: limit.windowMs,
-    keyGenerator: rateKey,
+    // The signed-in user, or the address of an anonymous caller (an IPv6 /64 as one): callers.ts.
+    keyGenerator: callerKey,
     errorResponseBuilder: (request, context) => {
       metrics.throttled.inc();
       return throttled(Math.max(1, Math.ceil(context.ttl / 1000)));

@@ -1,6 +1,7 @@
 /**
  * What an orchestrator probes: GET /healthz (the process answers) and GET /readyz (the database
- * answers and its schema is current; 503 with the reason otherwise). Neither waits for the
+ * answers, its schema is current and writes can succeed; 503 with the reason otherwise: reads
+ * are still answered, but an instance whose writes fail is best left out of the pool). Neither waits for the
  * schema, checks the Host, or is kept by the response cache, and neither is logged below warn.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -33,6 +34,8 @@ async function ready(request: FastifyRequest, reply: FastifyReply) {
     throw notReady(engine.isUnavailable(error) ? 'database unavailable' : 'database error');
   }
   if (pending.length) throw notReady(`migrations pending: ${pending.join(', ')}`);
+  const blocked = await engine.writesBlocked(request.server.services.writes.recent()).catch(() => null);
+  if (blocked) throw notReady(blocked === 'full' ? "writes cannot succeed: the database's storage is full" : 'writes cannot succeed: the database is read-only');
   return answer(request, reply, { status: 'ready' });
 }
 

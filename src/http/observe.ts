@@ -3,12 +3,13 @@
  * a sane one, made otherwise, returned on every answer), one log line when it is answered, the
  * request metrics, and GET /metrics itself.
  */
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { maskUrl } from '../ops/redact.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { ApiError } from './errors.ts';
+import { bearerMatches, METRICS_CHALLENGE, METRICS_NEED_TOKEN } from './metrics-listener.ts';
 
 /** Ids a proxy or client may choose: short, and nothing a log reader could mistake for structure. */
 const SANE_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -44,17 +45,15 @@ export function registerObservation(app: FastifyInstance, metrics: Metrics): voi
   });
 }
 
-/** Metrics are for the operator: with METRICS_TOKEN set, only `Authorization: Bearer <token>` reads them. */
-function allowed(request: FastifyRequest, token: string | null): boolean {
-  if (!token) return true;
-  const given = Buffer.from(request.headers.authorization ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
+/**
+ * GET /metrics on the API's port: only with METRICS_TOKEN set, and only for
+ * `Authorization: Bearer <token>`; without the token the path is not found here (metrics are the
+ * operator's: METRICS_PORT serves them on a listener of their own, metrics-listener.ts).
+ */
 export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, token: string | null): void {
+  if (!token) return;
   app.get('/metrics', { config: { probe: true }, logLevel: 'warn' }, async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!allowed(request, token)) throw new ApiError(401, { detail: 'Metrics need the METRICS_TOKEN.' }, false, { 'www-authenticate': 'Bearer realm="metrics"' });
+    if (!bearerMatches(request.headers.authorization, token)) throw new ApiError(401, METRICS_NEED_TOKEN, false, { 'www-authenticate': METRICS_CHALLENGE });
     return reply.header('cache-control', 'no-store').type(metrics.contentType).send(await metrics.text());
   });
 }

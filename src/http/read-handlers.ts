@@ -92,6 +92,8 @@ export async function list(request: ListRequest, reply: FastifyReply) {
   return request.server.services.responses.send(request, reply, tablesRead(resource), async () => {
     const pairs = queryPairs(request);
     const query = listQuery(resource, pairs, request.caller);
+    // A large page counts against its caller's limit until it is sent (callers.ts): refused before any reading.
+    request.server.services.largePages.hold(request, reply, query.limit);
     if (query.page.kind === 'invalid') throw invalidPage();
     const count = await countOf(request, query);
     const page = locatePage(query.page, query.limit, count);
@@ -108,6 +110,7 @@ export async function legacyList(request: ListRequest, reply: FastifyReply) {
   return request.server.services.responses.send(request, reply, tablesRead(resource), async () => {
     const pairs = queryPairs(request);
     const query = listQuery(resource, pairs, request.caller);
+    request.server.services.largePages.hold(request, reply, query.limit);
     const offset = parseOffset(pairs);
     const count = await countOf(request, query);
     // An offset past the end reads nothing, however large it is.

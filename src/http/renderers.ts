@@ -63,13 +63,11 @@ function flatten(value: Json, prefix: string, into: Map<string, unknown>): Map<s
 const FORMULA_START = /^[=+\-@\t\r]/;
 const neutraliseFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
 
-/** One row per record; the header is the sorted union of the flattened column names; CRLF. */
-export function csvText(records: readonly Json[]): string {
-  const rows = records.map((record) => flatten(record, '', new Map()));
-  const columns = [...new Set(rows.flatMap((row) => [...row.keys()]))].sort();
+/** Rows of flattened records, under the header `columns`; with the header line when `header`. */
+function csvRows(rows: readonly Map<string, unknown>[], columns: string[], header: boolean): string {
   const table = rows.map((row) => Object.fromEntries(columns.map((column) => [column, row.get(column) ?? null])));
   return stringify(table, {
-    header: true,
+    header,
     columns,
     record_delimiter: 'windows',
     // A lone LF or CR ends a row for every reader: such a cell is quoted like one with a comma.
@@ -78,11 +76,47 @@ export function csvText(records: readonly Json[]): string {
   });
 }
 
+/** The sorted union of the flattened records' column names. */
+const csvColumns = (rows: readonly Map<string, unknown>[]) => [...new Set(rows.flatMap((row) => [...row.keys()]))].sort();
+
+/** One row per record; the header is the sorted union of the flattened column names; CRLF. */
+export function csvText(records: readonly Json[]): string {
+  const rows = records.map((record) => flatten(record, '', new Map()));
+  return csvRows(rows, csvColumns(rows), true);
+}
+
 export interface Rendering {
   /** The key whose list holds the records (`results`, `objects`), or null for one record. */
   listKey: string | null;
   /** Name of the CSV attachment, without `.csv`. */
   filename: string;
+}
+
+/**
+ * A list's text in parts, for one made a part at a time (respond.ts, representList): `head`, then
+ * `part` of each run of records in order (from `start` to before `end`), then `tail` are, put
+ * together, renderText's bytes.
+ */
+export interface TextParts {
+  head: string;
+  part(start: number, end: number): string;
+  tail: string;
+}
+
+/** The parts of a list under `listKey`, the envelope's last member, as XML or CSV (CSV: the records only). */
+export function textParts(format: 'xml' | 'csv', body: Record<string, Json>, listKey: string): TextParts {
+  const records = body[listKey] as Json[];
+  if (format === 'csv') {
+    // The header names every record's columns: they are known before the first row is written.
+    const rows = records.map((record) => flatten(record, '', new Map()));
+    const columns = csvColumns(rows);
+    return { head: '', part: (start, end) => csvRows(rows.slice(start, end), columns, start === 0), tail: '' };
+  }
+  // The envelope around a text no record is (the list is its last element: the last occurrence).
+  const marker = `rsr-api-records-${Math.random().toString(36).slice(2)}`;
+  const envelope = xmlText({ ...body, [listKey]: marker });
+  const at = envelope.lastIndexOf(marker);
+  return { head: envelope.slice(0, at), part: (start, end) => xml.build(xmlShape(records.slice(start, end))), tail: envelope.slice(at + marker.length) };
 }
 
 /** The text of an XML or CSV answer; CSV holds the records under `listKey` (or the one record). */

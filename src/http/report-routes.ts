@@ -6,14 +6,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { lastValue } from '../query/params.ts';
 import { formatsOf, MEDIA_TYPES, produce, REPORT_DOWNLOADS, type ReportDownload, type ReportFormat } from '../reports/catalogue.ts';
+import { PREVIEW_STYLE } from '../reports/html/render.ts';
 import { dateRange, downloadCookie, reportBoolean, reportFilename, todayIn } from '../reports/params.ts';
 import { ReportsBusy, RETRY_AFTER_SECONDS, TooManyReports, type MadeReport, type ReportPool } from '../reports/pool.ts';
-import type { Caller } from '../resources/define.ts';
+import { callerKey } from './callers.ts';
 import { badReportFormat, notFound, reportNeedsSignIn, reportsBusy, throttled } from './errors.ts';
+import { pageHeaders } from './page-security.ts';
 import { representFile, send, sendStream } from './respond.ts';
 import { queryPairs } from './url.ts';
 
 const MAX_ID = 2 ** 31 - 1;
+/** A preview is a page: it carries the page headers, its stylesheet allowed by its hash (a report file carries none). */
+const PREVIEW_HEADERS = pageHeaders([PREVIEW_STYLE]);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -46,21 +50,26 @@ async function download(request: FastifyRequest<{ Params: { id: string } }>, rep
   const preview = format === 'pdf' && reportBoolean(lastValue(pairs, 'show-html'));
   const { reports } = request.server.services;
   const { body, type } = reports
-    ? await madeOnThread(reports, { scope: report.scope, path: report.path, format: format as ReportFormat, id, caller: request.caller, timeZone, today, range, comments, preview }, request.caller, abandoned.signal)
+    ? await madeOnThread(request, reports, { scope: report.scope, path: report.path, format: format as ReportFormat, id, caller: request.caller, timeZone, today, range, comments, preview }, abandoned.signal)
     : await produce(report, format as ReportFormat, target, { lookup, caller: request.caller, timeZone, today, range, comments, signal: abandoned.signal }, preview);
   const cookie = downloadCookie(lastValue(pairs, 'did'));
   const headers: Record<string, string> = { 'content-type': type, ...(cookie ? { 'set-cookie': cookie } : {}) };
-  if (!preview) headers['content-disposition'] = `attachment; filename="${reportFilename(today, id, report.path, MEDIA_TYPES[format as ReportFormat].extension)}"`;
+  if (preview) Object.assign(headers, PREVIEW_HEADERS);
+  else headers['content-disposition'] = `attachment; filename="${reportFilename(today, id, report.path, MEDIA_TYPES[format as ReportFormat].extension)}"`;
   if (Buffer.isBuffer(body)) return send(request, reply, representFile(reply, body, headers));
   return sendStream(reply, body, headers);
 }
 
 /** The report made on the pool's threads; a caller or a crowd past the pool's limits is refused. */
-async function madeOnThread(reports: ReportPool, task: Parameters<ReportPool['make']>[0], caller: Caller, signal: AbortSignal): Promise<MadeReport> {
+async function madeOnThread(request: FastifyRequest, reports: ReportPool, task: Parameters<ReportPool['make']>[0], signal: AbortSignal): Promise<MadeReport> {
   try {
-    return await reports.make(task, caller.userId === null ? 'service' : `user ${caller.userId}`, signal);
+    // Counted for the caller as every per-caller limit counts (callers.ts): a download needs a key, so per user.
+    return await reports.make(task, callerKey(request), signal);
   } catch (error) {
-    if (error instanceof TooManyReports) throw throttled(RETRY_AFTER_SECONDS);
+    if (error instanceof TooManyReports) {
+      request.server.services.metrics.callerLimited.inc({ limit: 'reports' });
+      throw throttled(RETRY_AFTER_SECONDS);
+    }
     if (error instanceof ReportsBusy) throw reportsBusy(RETRY_AFTER_SECONDS);
     throw error;
   }

@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import type { ApiError } from './errors.ts';
 import type { Format } from './negotiate.ts';
-import { renderText, type Rendering } from './renderers.ts';
+import { renderText, textParts, type Rendering, type TextParts } from './renderers.ts';
 
 /** Smaller bodies go as they are: compressing them saves less than it costs. */
 export const COMPRESS_THRESHOLD = 1024;
@@ -83,7 +83,7 @@ function formatted(reply: FastifyReply, format: Format, body: Buffer, rendering:
   return representation(reply.statusCode, headers, body);
 }
 
-/** A JSON list this long is written to the socket as it is serialized (representList). */
+/** A list this long is written to the socket as it is serialized (representList). */
 const LARGE_LIST = 300;
 const CHUNK = 100;
 
@@ -91,7 +91,8 @@ const CHUNK = 100;
  * A long answer sent as it is made: its parts go to the socket one by one (chunked, compressed
  * as a stream), so a page of 1000 records (1 MB) neither holds up other requests while it is
  * serialized nor waits whole in memory before its first byte leaves. Its ETag is not known before
- * the last part, so it is sent without one.
+ * the last part, so it is sent without one. JSON, XML and CSV alike: CSV, the slowest to write,
+ * took 15 ms of the event loop at once for a page of 1000 budget items.
  */
 export interface Streamed {
   status: number;
@@ -105,35 +106,43 @@ export interface Streamed {
 }
 
 /**
- * A list answer, as `represent` makes it, except that a long JSON list is streamed: the envelope
- * by the route's schema, then each record by the record's (`serializeRecord`), a hundred at a
- * time. The bytes are those `represent` would make.
+ * A list answer, as `represent` makes it, except that a long list is streamed: for JSON the
+ * envelope by the route's schema, then each record by the record's (`serializeRecord`); for XML
+ * and CSV the parts renderers.ts makes (`textParts`); a hundred records at a time. The bytes are
+ * those `represent` would make.
  */
 export function representList(reply: FastifyReply, format: Format, value: Record<string, unknown>, rendering: Rendering & { listKey: string }, serializeRecord: (record: unknown) => string): Representation | Streamed {
   const list = value[rendering.listKey] as unknown[];
-  if (format !== 'json' || list.length < LARGE_LIST) return represent(reply, format, value, rendering);
-  // The list is the envelope's last member: its text ends in `[]}`, where the records go.
-  const envelope = reply.serialize({ ...value, [rendering.listKey]: [] }) as string;
-  if (!envelope.endsWith('[]}')) throw new Error(`the list is not the last member of the envelope: ${envelope}`);
+  if (list.length < LARGE_LIST) return represent(reply, format, value, rendering);
+  const { head, part, tail } = format === 'json' ? jsonParts(reply, value, rendering.listKey, serializeRecord) : textParts(format, value, rendering.listKey);
   const { status, headers } = formatted(reply, format, Buffer.alloc(0), rendering);
   let use: ((whole: Representation) => void) | undefined;
   async function* parts(): AsyncGenerator<Buffer> {
     const made: Buffer[] = [];
-    const part = (text: string) => {
+    const kept = (text: string) => {
       const bytes = Buffer.from(text);
       if (use) made.push(bytes);
       return bytes;
     };
-    yield part(envelope.slice(0, -2));
+    if (head) yield kept(head);
     for (let start = 0; start < list.length; start += CHUNK) {
       // A turn of the event loop between parts: other requests are answered meanwhile.
       await new Promise((resolve) => setImmediate(resolve));
-      yield part(`${start > 0 ? ',' : ''}${list.slice(start, start + CHUNK).map(serializeRecord).join(',')}`);
+      yield kept(part(start, Math.min(list.length, start + CHUNK)));
     }
-    yield part(']}');
+    if (tail) yield kept(tail);
     use?.(representation(status, headers, Buffer.concat(made)));
   }
   return { status, headers, parts, whenWhole: (callback) => (use = callback) };
+}
+
+/** A JSON list in parts: the envelope by the route's schema around the records, each by its own. */
+function jsonParts(reply: FastifyReply, value: Record<string, unknown>, listKey: string, serializeRecord: (record: unknown) => string): TextParts {
+  const list = value[listKey] as unknown[];
+  // The list is the envelope's last member: its text ends in `[]}`, where the records go.
+  const envelope = reply.serialize({ ...value, [listKey]: [] }) as string;
+  if (!envelope.endsWith('[]}')) throw new Error(`the list is not the last member of the envelope: ${envelope}`);
+  return { head: envelope.slice(0, -2), part: (start, end) => `${start > 0 ? ',' : ''}${list.slice(start, end).map(serializeRecord).join(',')}`, tail: ']}' };
 }
 
 /** A file (a report): its bytes and headers (content type, disposition, a cookie). */

@@ -5,7 +5,9 @@ import type { ReportPool } from '../reports/pool.ts';
 import type { Resource } from '../resources/define.ts';
 import type { Engine } from '../store/engine/index.ts';
 import type { Reader } from '../store/reader.ts';
+import type { LargePages } from './callers.ts';
 import type { ResponseCache } from './response-cache.ts';
+import type { WriteHealth } from './write-health.ts';
 
 export interface Services {
   engine: Engine;
@@ -15,6 +17,10 @@ export interface Services {
   timeZone: string;
   /** Where report files are made off the event loop; none: in this thread (a database only this connection sees). */
   reports: ReportPool | null;
+  /** The storage fault writes met lately (readiness). */
+  writes: WriteHealth;
+  /** Large list pages being made, per caller (callers.ts). */
+  largePages: LargePages;
 }
 
 declare module 'fastify' {

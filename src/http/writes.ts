@@ -60,7 +60,9 @@ async function save(request: FastifyRequest, kind: WriteKind, id: number | null)
   const body = bodyRecord(request);
   const input = FORM_TYPES.test(request.headers['content-type'] ?? '') ? formValues(storedFields(resource), body, kind === 'patch') : body;
   try {
-    return await saveRecord(request.server.services.engine, resource, request.caller, kind, id, input);
+    const saved = await saveRecord(request.server.services.engine, resource, request.caller, kind, id, input);
+    request.server.services.writes.succeeded();
+    return saved;
   } catch (error) {
     throw refusal(resource, error);
   }
@@ -105,6 +107,7 @@ async function remove(request: FastifyRequest, reply: FastifyReply, id: number) 
   const resource = resourceOf(request);
   try {
     await deleteRecord(request.server.services.engine, resource, request.caller, id);
+    request.server.services.writes.succeeded();
   } catch (error) {
     throw refusal(resource, error);
   }

@@ -1,11 +1,12 @@
 /**
  * Metrics of a service that runs as several worker processes (node:cluster): any worker may be
  * the one scraped, so it asks the primary, which gathers every worker's figures with prom-client's
- * AggregatorRegistry (counters and histograms summed) and hands the exposition back.
+ * AggregatorRegistry (counters and histograms summed) and hands the exposition back. The metrics'
+ * own listener (METRICS_PORT) is the primary's: it answers with the same exposition directly.
  */
 import cluster from 'node:cluster';
 import { randomUUID } from 'node:crypto';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, Registry } from 'prom-client';
 
 const ASK = 'rsr-api:metrics?';
 const ANSWER = 'rsr-api:metrics';
@@ -19,16 +20,30 @@ interface Message {
   error?: string;
 }
 
-/** In the primary: answers workers that ask for the whole service's metrics. */
-export function gatherClusterMetrics(): void {
+/** What the primary itself counts, shown beside the workers' figures. */
+export interface PrimaryMetrics {
+  /** A worker ended unexpectedly and another was started in its place. */
+  workerReplaced(): void;
+  /** The whole service's exposition, as a worker is answered it (for the primary's own metrics listener). */
+  text(): Promise<string>;
+  contentType: string;
+}
+
+/** In the primary: answers workers that ask for the whole service's metrics, the primary's own added. */
+export function gatherClusterMetrics(): PrimaryMetrics {
   const aggregator = new AggregatorRegistry();
+  // The primary's own figures: a worker's would be lost with the worker they count.
+  const own = new Registry();
+  const restarts = new Counter({ name: 'rsr_api_worker_restarts_total', help: 'Workers that ended unexpectedly and were replaced by a new one (counted by the primary process).', registers: [own] });
+  const whole = () => Promise.all([aggregator.clusterMetrics(), own.metrics()]).then(([workers, primary]) => `${workers}\n${primary}`);
   cluster.on('message', (worker, message: Message) => {
     if (message?.type !== ASK) return;
     const reply = (answer: Omit<Message, 'type' | 'id'>) => {
       if (worker.isConnected()) worker.send({ type: ANSWER, id: message.id, ...answer });
     };
-    aggregator.clusterMetrics().then((text) => reply({ text }), (error: unknown) => reply({ error: String(error) }));
+    whole().then((text) => reply({ text }), (error: unknown) => reply({ error: String(error) }));
   });
+  return { workerReplaced: () => restarts.inc(), text: whole, contentType: own.contentType };
 }
 
 /** In a worker: shows these registries to the primary; the function returns every worker's metrics. */

@@ -51,6 +51,10 @@ export class Metrics {
   readonly reportSeconds = new Histogram({ name: 'rsr_api_report_duration_seconds', help: 'Time to make a report download, per report and format.', labelNames: ['report', 'format'], buckets: SECONDS, registers: [this.registry] });
   readonly shed = new Counter({ name: 'rsr_api_shed_requests_total', help: 'Requests refused with 503 because the event loop lagged.', registers: [this.registry] });
   readonly throttled = new Counter({ name: 'rsr_api_rate_limited_requests_total', help: 'Requests refused with 429 by the rate limit.', registers: [this.registry] });
+  readonly callerLimited = new Counter({
+    name: 'rsr_api_caller_limited_requests_total', labelNames: ['limit'], registers: [this.registry],
+    help: 'Requests refused with 429 by a per-caller limit: large list pages at once (large_pages), report downloads at once (reports), keys from an address past its wrong keys (token_failures).',
+  });
   private gauges: Gauges | null = null;
   /**
    * Each method, route and status's own counter and histogram, found by one string: prom-client

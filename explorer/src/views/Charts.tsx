@@ -19,6 +19,13 @@ const MOST = 20_000;
 
 export type Plot = typeof import('@observablehq/plot');
 
+/**
+ * The class of every drawing (Plot's `className`): Plot's own rules for it, which it puts in
+ * `<style>` elements, are in style.css instead (PlotDrawing takes the elements out: the page's
+ * Content-Security-Policy runs no inline style).
+ */
+export const PLOT_CLASS = 'plot-drawing';
+
 interface Records {
   rows: Row[];
   count: number;
@@ -107,6 +114,7 @@ function draw(plot: Plot, chart: ChartSpec, data: ChartData, unit: string, colou
     const longest = Math.max(4, ...data.keys.map((key) => key.length));
     const marginLeft = Math.round(Math.min(width * 0.45, longest * 6.2 + 14));
     return plot.plot({
+      className: PLOT_CLASS,
       width,
       height: data.keys.length * 26 + 56,
       marginLeft,
@@ -128,6 +136,7 @@ function draw(plot: Plot, chart: ChartSpec, data: ChartData, unit: string, colou
   const undated = data.keys.at(-1) === NO_DATE ? data.keys.length - 1 : Infinity;
   const ticks = data.keys.filter((key, index) => index === undated || (index % step === 0 && index <= undated - step));
   return plot.plot({
+    className: PLOT_CLASS,
     // A few columns are not stretched over the whole width.
     width: Math.min(width, 96 + data.keys.length * 96),
     height: 300,
@@ -141,14 +150,22 @@ function draw(plot: Plot, chart: ChartSpec, data: ChartData, unit: string, colou
   });
 }
 
-/** An SVG drawn by Plot (loaded on first use) as wide as its box. */
+/**
+ * An SVG drawn by Plot (loaded on first use) as wide as its box; its `<style>` elements taken out
+ * before it is shown (their rules are in style.css, under PLOT_CLASS).
+ */
 export function PlotDrawing({ draw }: { draw: (plot: Plot, width: number) => Element }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const target = box.current;
     if (!target) return;
     let current = true;
-    import('@observablehq/plot').then((plot) => current && target.replaceChildren(draw(plot, Math.max(280, target.clientWidth))));
+    import('@observablehq/plot').then((plot) => {
+      if (!current) return;
+      const drawing = draw(plot, Math.max(280, target.clientWidth));
+      for (const style of drawing.querySelectorAll('style')) style.remove();
+      target.replaceChildren(drawing);
+    });
     return () => {
       current = false;
     };
@@ -234,10 +251,11 @@ function Chart({ chart, project, read }: { chart: ChartSpec; project: string | n
       )}
       {data && data.bars.length === 0 && <p class="muted">Nothing to show.</p>}
       {stacked && (
-        <ul class="legend small" aria-label={chart.seriesHeading} style={{ listStyle: 'none', padding: 0, margin: '0.3rem 0', display: 'flex', flexWrap: 'wrap', gap: '0.2rem 0.9rem' }}>
+        <ul class="legend small" aria-label={chart.seriesHeading}>
           {data!.series.map((series, index) => (
-            <li data-series={series} style={{ display: 'flex', alignItems: 'center', gap: '0.35rem' }}>
-              <span aria-hidden="true" class="swatch" style={{ display: 'inline-block', width: '0.8rem', height: '0.8rem', borderRadius: '2px', background: colours[index] }} />
+            <li data-series={series}>
+              {/* The colour is set through the DOM (element.style), which the CSP allows; a style attribute it would not. */}
+              <span aria-hidden="true" class="swatch" style={{ background: colours[index] }} />
               {series}
             </li>
           ))}

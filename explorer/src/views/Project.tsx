@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api';
 import { Link, Status } from '../components';
 import type { ResourceSpec } from '../spec';
-import { Charts, PlotDrawing, type Plot } from './Charts';
+import { Charts, PLOT_CLASS, PlotDrawing, type Plot } from './Charts';
 
 interface Period {
   start: string | null;
@@ -34,6 +34,7 @@ function drawIndicator(plot: Plot, indicator: Indicator, width: number) {
     { period: periodName(period), kind: 'actual', value: period.actual },
   ]).filter((bar) => bar.value !== null);
   return plot.plot({
+    className: PLOT_CLASS,
     width: Math.min(width, 160 + indicator.periods.length * 120),
     height: 220,
     marginLeft: 56,

@@ -1,13 +1,15 @@
 /**
  * A report document as an HTML page (`show-html=1`): the PDF's blocks in the same order, with
- * bars as CSS widths, styles inline in the page (it loads nothing else). Tables are laid out by
- * the browser from their content, as the PDF's are: a word is not broken, a table too wide for
- * the window scrolls sideways.
+ * bars as SVG rectangles, its stylesheet in the page (it loads nothing else) and no style
+ * attribute (the page's Content-Security-Policy allows that stylesheet by its hash, no other
+ * inline style). Tables are laid out by the browser from their content, as the PDF's are: a word
+ * is not broken, a table too wide for the window scrolls sideways.
  */
 import escapeHtml from 'escape-html';
 import { cellLines, cellText, emptyText, isAmounts, isBar, isMoney, isNumeric, printedTable, type Block, type ReportDocument, type TableBlock, type TableCell } from '../document.ts';
 
-const STYLE = `
+/** The page's stylesheet, in the page: the preview loads nothing else (its hash is in the page's CSP: http/report-routes.ts). */
+export const PREVIEW_STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; color: #222; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }
 h1 { color: #1f5f8b; margin-bottom: 0; } h2 { color: #1f5f8b; margin-top: 2rem; } .subtitle { color: #555; margin-top: .2rem; }
 table { border-collapse: collapse; margin: .4rem 0 1.2rem; font-size: 13px; }
@@ -15,8 +17,8 @@ th { background: #e8eef4; text-align: left; } th, td { padding: .3rem .5rem; bor
 .wide { overflow-x: auto; } .wide table { min-width: 50%; } th.number { text-align: right; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; } .muted { color: #666; } .whole { white-space: nowrap; }
 .facts th { background: none; color: #555; width: 11rem; } .facts th, .facts td { border: 0; }
-.bar { width: 6rem; height: .45rem; background: #e3e8ee; } .bar span { display: block; height: 100%; }
-.high { background: #2e8540; } .medium { background: #e0a526; } .low { background: #c0392b; } .share { background: #1f5f8b; } .bar-label { font-size: 11px; color: #555; }
+.bar { display: block; width: 6rem; height: .45rem; background: #e3e8ee; }
+.high { fill: #2e8540; } .medium { fill: #e0a526; } .low { fill: #c0392b; } .share { fill: #1f5f8b; } .bar-label { font-size: 11px; color: #555; }
 footer { color: #777; font-size: 12px; margin-top: 2rem; }`;
 
 const text = (value: string) => escapeHtml(value);
@@ -34,7 +36,8 @@ function cell(value: TableCell, align: 'left' | 'right' | undefined): string {
   if (!isBar(value)) return `<td${number}>${wrapped(cellText(value))}</td>`;
   if (value.bar === null) return '<td></td>';
   const width = Math.max(0, Math.min(value.bar, 100));
-  return `<td><div class="bar"><span class="${value.grade ?? 'share'}" style="width:${width}%"></span></div><div class="bar-label">${text(value.label)}</div></td>`;
+  // An SVG rectangle's width, not a style attribute: the page's CSP allows no inline style.
+  return `<td><svg class="bar" aria-hidden="true"><rect class="${value.grade ?? 'share'}" width="${width}%" height="100%"/></svg><div class="bar-label">${text(value.label)}</div></td>`;
 }
 
 /** A table as the PDF prints it (no spreadsheet-only columns); without rows, one line. */
@@ -67,7 +70,7 @@ function block(item: Block): string {
 
 export function htmlPage(document: ReportDocument): Buffer {
   return Buffer.from(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${text(document.title)}</title><style>${STYLE}</style></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${text(document.title)}</title><style>${PREVIEW_STYLE}</style></head>
 <body><main>${document.blocks.map(block).join('\n')}</main><footer>rsr-api report ${text(document.today)}</footer></body></html>
 `);
 }

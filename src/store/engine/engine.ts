@@ -64,6 +64,9 @@ export interface Dialect {
   trigramCandidates: ((table: string, column: string, id: Expression<unknown>, trigrams: readonly string[]) => RawBuilder<SqlBool>) | null;
 }
 
+/** Why the database's storage refuses writes: no space left, or only reads allowed. */
+export type StorageFault = 'full' | 'read-only';
+
 export interface Engine {
   /** For messages only ("sqlite ./data/rsr.sqlite"). */
   readonly name: 'sqlite' | 'postgres';
@@ -136,6 +139,13 @@ export interface Engine {
   isBusy(error: unknown): boolean;
   /** The database cannot be reached or used now (answered 503), as opposed to a bad query. */
   isUnavailable(error: unknown): boolean;
+  /** A write failed because the database's storage refuses writes now (a full disk, a read-only file system or server), or null. */
+  storageFault(error: unknown): StorageFault | null;
+  /**
+   * Whether writes would fail now for such a cause (readiness): what can be seen without writing,
+   * and for what cannot, the fault writes met lately (`remembered`).
+   */
+  writesBlocked(remembered: StorageFault | null): Promise<StorageFault | null>;
   /** A statement stopped for running longer than `statementTimeoutMs`. */
   isStatementTimeout(error: unknown): boolean;
   /** Connections of the pool (PostgreSQL); null where there is none. */

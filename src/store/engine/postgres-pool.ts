@@ -5,7 +5,7 @@
  */
 import { type CompiledQuery } from 'kysely';
 import pg from 'pg';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, timed, type Columns, type EngineOptions } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, timed, type Columns, type EngineOptions, type StorageFault } from './engine.ts';
 
 const UNAVAILABLE = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
@@ -17,6 +17,13 @@ const UNAVAILABLE = new Set([
   '55P03', // lock_not_available: another writer (an import) holds the data longer than a write waits
 ]);
 const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Query read timeout/;
+
+/** PostgreSQL's refusals of a write for want of storage: disk_full (53100), read_only_sql_transaction (25006). */
+export function storageFault(error: unknown): StorageFault | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === '53100') return 'full';
+  return code === '25006' ? 'read-only' : null;
+}
 
 export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

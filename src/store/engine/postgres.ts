@@ -12,7 +12,7 @@ import { sizeOnly } from '../caches.ts';
 import { TABLE_VERSIONS_SQL, VERSION_SQL, idsOf, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { postgresLoading } from './postgres-load.ts';
-import { isUnavailable, openPool, PREPARED_MAX } from './postgres-pool.ts';
+import { isUnavailable, openPool, PREPARED_MAX, storageFault } from './postgres-pool.ts';
 import { CHANGES_CHANNEL, VersionWatch } from './postgres-watch.ts';
 
 export function openPostgres(url: string, options: EngineOptions = {}): Engine {
@@ -76,6 +76,14 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     },
     isBusy: () => false, // the server itself waits, up to lock_timeout
     isUnavailable,
+    storageFault,
+    async writesBlocked(remembered) {
+      // A standby, or a database set default_transaction_read_only: every write would fail (25006).
+      const { rows } = await db.executeQuery<{ read_only: boolean }>(CompiledQuery.raw("select pg_is_in_recovery() or current_setting('default_transaction_read_only') = 'on' as read_only"));
+      if (rows[0]?.read_only) return 'read-only';
+      // The server's free space cannot be seen from here: a full disk is known by what writes met.
+      return remembered === 'full' ? 'full' : null;
+    },
     isStatementTimeout: (error) => (error as { code?: unknown } | null)?.code === '57014' && /statement timeout/.test((error as Error).message),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     statementCache: () => ({

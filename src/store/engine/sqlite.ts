@@ -6,12 +6,12 @@
  * handed out twice (sqlite-ids.ts). A lock is never waited for inside a call (it would stop the
  * event loop: changeData waits between tries).
  */
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { sizeOnly } from '../caches.ts';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, timed, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, timed, type Columns, type Database, type Engine, type EngineOptions, type StorageFault } from './engine.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { sqliteIds } from './sqlite-ids.ts';
 import { sqliteLoading } from './sqlite-load.ts';
@@ -21,8 +21,38 @@ import { configure, StatementTimeout } from './sqlite-setup.ts';
 import { watchVersions } from './sqlite-versions.ts';
 
 const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR']);
+/** Space a write needs at least (its pages and their copies in the write-ahead log); less is a full disk. */
+const WRITE_ROOM_BYTES = 1024 * 1024;
+
+const codeOf = (error: unknown): string => String((error as { code?: unknown } | null)?.code ?? '');
+
+/** SQLite's words for a file system that refuses writes: no space (SQLITE_FULL), or read-only (SQLITE_READONLY_*). */
+function storageFault(error: unknown): StorageFault | null {
+  const code = codeOf(error);
+  if (code === 'SQLITE_FULL' || (code === 'SQLITE_IOERR_WRITE' && /disk is full|No space/i.test(String((error as Error).message)))) return 'full';
+  return code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_') ? 'read-only' : null;
+}
+
+/** What the file system of the database says before anything is written: too little room, or no writing at all. */
+function filesRefuseWrites(path: string): StorageFault | null {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+    accessSync(path, constants.W_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EROFS' || (error as NodeJS.ErrnoException).code === 'EACCES') return 'read-only';
+  }
+  const disk = statfsSync(dirname(path));
+  return disk.bavail * disk.bsize < WRITE_ROOM_BYTES ? 'full' : null;
+}
 /** Threads per process for reads that may take long (SqliteReaders). */
 const READER_THREADS = 2;
+
+/**
+ * The ROLLBACK of a transaction SQLite already rolled back itself (it does on SQLITE_FULL and
+ * some I/O errors): a statement that does nothing, so that the error that ended the transaction
+ * is the one reported, not "cannot rollback - no transaction is active".
+ */
+const ROLLED_BACK = { reader: false, all: () => [], iterate: () => [][Symbol.iterator](), run: () => ({ changes: 0, lastInsertRowid: 0 }) };
 
 export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -35,7 +65,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   // Kysely prepares every query anew: it is handed the kept statements instead.
   const kyselyHandle: SqliteDatabase = {
     close: () => handle.close(),
-    prepare: (text: string) => statements.prepared(text, 'objects') as unknown as ReturnType<SqliteDatabase['prepare']>,
+    prepare: (text: string) => (text === 'rollback' && !handle.inTransaction ? ROLLED_BACK : statements.prepared(text, 'objects')) as unknown as ReturnType<SqliteDatabase['prepare']>,
   };
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: kyselyHandle }),
@@ -95,9 +125,12 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     limitLockWait: async () => undefined, // busy_timeout is 0: changeData waits, between attempts
     isBusy: (error) => String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY'),
     isUnavailable: (error) => {
-      const code = String((error as { code?: unknown })?.code ?? '');
+      const code = codeOf(error);
       return [...UNAVAILABLE].some((base) => code === base || code.startsWith(`${base}_`));
     },
+    storageFault,
+    // The file system shows both causes: what writes met is no longer the question once it has room.
+    writesBlocked: async () => (path === ':memory:' ? null : filesRefuseWrites(path)),
     isStatementTimeout: (error) => error instanceof StatementTimeout,
     poolStats: () => null,
     statementCache: () => ({
