@@ -24,7 +24,10 @@ const SHORT = {
 /** What a worker idle at the end may hold more than idle at the start. */
 const IDLE_GROWTH_MIB = 128;
 
-const stores: [string, string | null][] = [['sqlite', null], ...(process.env.TEST_POSTGRES_URL ? [['postgres', process.env.TEST_POSTGRES_URL] as [string, string]] : [])];
+// SQLite only at this length: PostgreSQL's pool keeps up to its size of idle connections (and their
+// descriptors) until their idle timeout, which a minute's run cannot tell from connections kept
+// for good; `SOAK_STORE=postgres npm run soak` checks PostgreSQL over its full length.
+const stores: [string, string | null][] = [['sqlite', null]];
 
 for (const [name, postgresUrl] of stores) {
   describe(`the soak, short (${name})`, () => {
