@@ -1,21 +1,30 @@
-# rsr-api as a container: built in one stage (better-sqlite3 compiles there), run in a slim one
-# as the unprivileged `node` user. README "Containers" says how to use it with compose.yaml.
-FROM node:20-bookworm-slim AS build
+# rsr-api as a container: built in one stage (better-sqlite3 compiles there, the explorer and the
+# TypeScript are built there), run in a slim one as the unprivileged `node` user, from the compiled
+# build only: no tsx, no pino-pretty, no dev packages, only the font files the PDF reports embed
+# (scripts/prune-production.mjs). README "Containers" says how to use it with compose.yaml.
+#
+# The build stage is Node 24.18: better-sqlite3 12 compiled against the headers of Node 24.19 or
+# later aborts when a statement is garbage-collected (nodejs/node#65446); compiled against 24.18's
+# (as its prebuilt modules were), it runs on every 24.x, so the run stage follows the newest 24.
+FROM node:24.18.1-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# npm ci builds the explorer (prepare): its sources come first.
+# npm ci builds the explorer (prepare, scripts/build-explorer.mjs): its sources come first.
+COPY scripts ./scripts
 COPY explorer ./explorer
-RUN npm ci
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY demo ./demo
 COPY codelists ./codelists
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && node scripts/prune-production.mjs
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 LOG_FORMAT=json
+FROM node:24-bookworm-slim
+# WORKERS=1: one process per container, scaled with replicas (and the smallest memory per
+# container); an operator who gives a container several CPUs sets WORKERS (docs/operations.md).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 LOG_FORMAT=json WORKERS=1
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -21,7 +21,7 @@ export interface Download {
   ms: number;
 }
 
-function cli(args: string[], databaseUrl: string): string {
+export function cli(args: string[], databaseUrl: string): string {
   const run = spawnSync(process.execPath, ['bin/rsr-api.mjs', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' });
   if (run.status !== 0 && !run.stderr.includes('exists already')) throw new Error(`rsr-api ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;

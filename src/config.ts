@@ -2,6 +2,7 @@
  * Settings from the environment, with the defaults a newcomer needs (README, "Configuration").
  * Every value is checked before anything opens: a mistake is one line naming the variable.
  */
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { maskUrl } from './ops/redact.ts';
@@ -13,7 +14,7 @@ export interface Config {
   databaseUrl: string;
   /** PostgreSQL connections of the whole service, divided among its workers. */
   databasePoolSize: number;
-  /** Processes that answer requests (node:cluster): one per CPU by default. */
+  /** Processes that answer requests (node:cluster): by default one per CPU the process may use (defaultWorkers). */
   workers: number;
   timeZone: string;
   /** Whose X-Forwarded-* headers are believed: every hop's (true), none (false), or the proxies listed (addresses, CIDR blocks, `loopback`…). */
@@ -227,13 +228,76 @@ function metricsListener(env: Env): { port: number; host: string } | null {
   return { port, host: env.METRICS_HOST || '127.0.0.1' };
 }
 
+/** CPUs that cgroup v2's `cpu.max` allows ("150000 100000": 1.5; "max 100000": no limit, null). */
+export function cpuMaxLimit(text: string): number | null {
+  const [quota, period = '100000'] = text.trim().split(/\s+/);
+  const cpus = Number(quota) / Number(period);
+  return quota !== 'max' && cpus > 0 && Number.isFinite(cpus) ? cpus : null;
+}
+
+/** CPUs that cgroup v1's `cpu.cfs_quota_us` ("-1": no limit, null) and `cpu.cfs_period_us` allow. */
+export function cfsQuotaLimit(quota: string, period: string): number | null {
+  const cpus = Number(quota.trim()) / Number(period.trim());
+  return cpus > 0 && Number.isFinite(cpus) ? cpus : null;
+}
+
+const readOrNull = (path: string): string | null => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+/** `dir` joined with the cgroup `path` and each of its parents, the deepest first: `/a/b` gives dir/a/b, dir/a, dir. */
+const upwards = (dir: string, path: string) => path.split('/').filter(Boolean).map((_, i, parts) => `${dir}/${parts.slice(0, parts.length - i).join('/')}`).concat(dir);
+
+/**
+ * The CPU time this process's cgroups allow, in CPUs (the smallest limit of its cgroup and their
+ * parents), as /proc/self/cgroup places it: cgroup v2's `cpu.max` under /sys/fs/cgroup, or v1's
+ * `cpu.cfs_quota_us` under the cpu controller's mount. In a container the cgroup's own folder is
+ * the mount's root, also read. Null: no limit (or no cgroups, as off Linux).
+ */
+export function cgroupCpuLimit(read: (path: string) => string | null = readOrNull): number | null {
+  const limits: number[] = [];
+  for (const line of (read('/proc/self/cgroup') ?? '').split('\n')) {
+    const [, controllers, path] = /^\d+:([^:]*):(\/.*)$/.exec(line.trim()) ?? [];
+    if (path === undefined) continue;
+    if (controllers === '') {
+      for (const dir of upwards('/sys/fs/cgroup', path)) {
+        const text = read(`${dir}/cpu.max`);
+        if (text !== null) limits.push(cpuMaxLimit(text) ?? Infinity);
+      }
+    } else if (controllers.split(',').includes('cpu')) {
+      for (const mount of ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct']) {
+        for (const dir of upwards(mount, path)) {
+          const quota = read(`${dir}/cpu.cfs_quota_us`);
+          const period = read(`${dir}/cpu.cfs_period_us`);
+          if (quota !== null && period !== null) limits.push(cfsQuotaLimit(quota, period) ?? Infinity);
+        }
+      }
+    }
+  }
+  const least = Math.min(...limits);
+  return Number.isFinite(least) ? least : null;
+}
+
+/**
+ * WORKERS when unset: as many as the CPUs the process may really use. A cgroup CPU limit (a
+ * container's `--cpus`, Kubernetes' CPU limit, systemd's CPUQuota=) counts in whole CPUs, at least
+ * one; without one, Node's availableParallelism() (the CPUs it may run on).
+ */
+export function defaultWorkers(cpus = availableParallelism(), limit = cgroupCpuLimit()): number {
+  return limit === null ? cpus : Math.max(1, Math.min(cpus, Math.floor(limit)));
+}
+
 export function loadConfig(env: Env = process.env, terminal = Boolean(process.stdout.isTTY)): Config {
   return {
     port: integer(env, 'PORT', 8000, 0, 65_535),
     host: env.HOST || '127.0.0.1',
     databaseUrl: databaseUrl(env.DATABASE_URL || 'sqlite:./data/rsr.sqlite'),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
-    workers: integer(env, 'WORKERS', availableParallelism(), 1, 256),
+    workers: integer(env, 'WORKERS', defaultWorkers(), 1, 256),
     timeZone: validTimeZone(env.TIME_ZONE || 'Europe/Stockholm'),
     trustProxy: trustProxy(env.TRUST_PROXY),
     allowedHosts: allowedHosts(env.ALLOWED_HOSTS),

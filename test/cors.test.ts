@@ -9,7 +9,7 @@ import { createToken } from '../src/store/users.ts';
 import { rawRequest, testStores, useServer } from './support/server.ts';
 
 const DASHBOARD = 'https://dashboard.example.org';
-const EXPOSED = 'ETag, Location, Allow, Retry-After, Content-Disposition, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+const EXPOSED = 'ETag, Location, Allow, Link, Retry-After, Content-Disposition, X-Total-Count, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', 'access-control-allow-credentials', 'access-control-expose-headers', 'vary'];
 
 /** The CORS headers of an answer (and its Vary), as a browser reads them. */

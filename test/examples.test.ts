@@ -7,6 +7,9 @@
  * - A list answers 2xx with records (count > 0, results not empty), and the page does not start
  *   with an empty value of the field it is ordered by.
  * - XML and CSV hold records; a record, the index and a probe are non-empty.
+ * - A list that has a next page names it in its `Link` header too, as its body does.
+ * - A whole-list download (`/download/<list>.csv` or `.xlsx`) holds as many records as its
+ *   `X-Total-Count` says, and more than none.
  * - The writes run in order: the POST creates the id the PATCH and DELETE name, and the DELETE
  *   leaves the record gone.
  * - A report download is a file with data: an Excel workbook has rows below a sheet's header row;
@@ -20,6 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -217,8 +221,19 @@ describe('the examples of README.md and docs/*.md, on the demo data', () => {
       if (run.files.size > 0) {
         const [[name, bytes]] = [...run.files];
         assert.ok(bytes.length > 0, `${example.where}: ${name} is empty`);
+        // A whole list says how many records it holds: all of them are in the file.
+        const total = run.headers['x-total-count'] === undefined ? null : Number(run.headers['x-total-count']);
         if (name.endsWith('.xlsx')) {
-          assert.ok((await dataRows(bytes)) > 0, `${example.where}: ${name} has no rows below its header`);
+          const rows = await dataRows(bytes);
+          assert.ok(rows > 0, `${example.where}: ${name} has no rows below its header`);
+          if (total !== null) assert.equal(rows, total, `${example.where}: ${name} holds ${rows} records, X-Total-Count says ${total}`);
+          return;
+        }
+        if (name.endsWith('.csv')) {
+          const delimiter = target.searchParams.get('delimiter') ?? ',';
+          const rows = parse(bytes, { bom: true, delimiter: delimiter === 'tab' ? '\t' : delimiter, columns: true, relax_column_count: false }) as unknown[];
+          assert.ok(rows.length > 0, `${example.where}: ${name} has no rows below its header`);
+          if (total !== null) assert.equal(rows.length, total, `${example.where}: ${name} holds ${rows.length} records, X-Total-Count says ${total}`);
           return;
         }
         assert.match(name, /\.(pdf|docx)$/);
@@ -245,7 +260,10 @@ describe('the examples of README.md and docs/*.md, on the demo data', () => {
       } else {
         assert.match(type, /^application\/json/);
         const answer = JSON.parse(body) as Json;
-        if (Array.isArray(answer.results)) assertRecords(example.where, target, answer.results, answer.count);
+        if (Array.isArray(answer.results)) {
+          assertRecords(example.where, target, answer.results, answer.count);
+          if (answer.next) assert.ok(run.headers.link?.includes(`<${answer.next}>; rel="next"`), `${example.where}: Link ${run.headers.link} does not name ${answer.next}`);
+        }
         else if (Array.isArray(answer.objects)) assertRecords(example.where, target, answer.objects, answer.meta.total_count);
         else assert.ok(Object.keys(answer).length > 0, `${example.where}: an empty object`);
         if (method === 'POST') assert.ok(run.headers.location?.endsWith(`/${answer.id}/`), `${example.where}: Location ${run.headers.location}`);

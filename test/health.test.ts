@@ -28,7 +28,7 @@ for (const store of testStores()) {
       assert.equal(answer.status, 200);
       assert.deepEqual(answer.headers, {
         'cache-control': 'no-store', 'content-type': 'application/json', vary: 'Accept', etag: answer.headers.etag, 'content-length': '15', 'x-request-id': 'probe-1',
-        'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag, Location, Allow, Retry-After, Content-Disposition, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+        'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag, Location, Allow, Link, Retry-After, Content-Disposition, X-Total-Count, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
       });
       assert.match(answer.headers.etag, /^"[\w-]{27}"$/);
     });

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
+import SQLite from 'better-sqlite3';
 import { TABLES } from '../src/resources/index.ts';
 import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { exportDataset, readDataset } from '../src/store/dataset-files.ts';
@@ -68,9 +70,11 @@ for (const store of testStores()) {
   describe(`import and export (${store.name})`, () => {
     let engine: Engine;
     let drop: () => Promise<void>;
+    let url: string;
     before(async () => {
       const database = await store.create();
       drop = database.drop;
+      url = database.url;
       engine = openEngine(database.url);
       await migrate(engine);
     });
@@ -167,6 +171,29 @@ for (const store of testStores()) {
       await exportDataset(engine, utc, 'UTC');
       const rendered = JSON.parse(readFileSync(join(utc, 'indicator_period_data_comment.json'), 'utf8')) as Row[];
       assert.deepEqual(rendered.map((comment) => comment.created_at), ['2024-01-15T09:30:00.123456Z', '2024-03-31T00:59:59Z', null, '2024-07-01T06:00:00Z']);
+    });
+    test('an export reads one snapshot: what is written while it runs is in none of its files', async () => {
+      await importRecords(engine, readDataset(FIXTURE), { replace: true });
+      // Another connection, synchronously, while the first file is being written: links and budget items gone.
+      const sql = 'delete from link; delete from budget_item';
+      const writeElsewhere = () => {
+        if (store.name === 'sqlite') {
+          const other = new SQLite(url.slice('sqlite:'.length));
+          other.exec(sql);
+          other.close();
+        } else {
+          execFileSync('psql', [url, '-qc', sql]);
+        }
+      };
+      let written = false;
+      const out = scratch();
+      await exportDataset(engine, out, 'Europe/Stockholm', () => {
+        if (!written) writeElsewhere();
+        written = true;
+      });
+      assert.equal((await tableCounts(engine)).link, 0, 'the links are gone from the database');
+      for (const file of readdirSync(FIXTURE)) assert.equal(readFileSync(join(out, file), 'utf8'), readFileSync(join(FIXTURE, file), 'utf8'), file);
+      await importRecords(engine, readDataset(FIXTURE), { replace: true });
     });
   });
 }

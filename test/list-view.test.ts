@@ -154,7 +154,9 @@ describe('explorer list view (browser, demo data)', () => {
     assert.ok((await headers(page)).includes('Value date'));
     const values = await api('/rest/v1/budget_item/');
     const column = (await headers(page)).indexOf('Value date');
-    assert.equal(await rows(page).first().locator('td').nth(column).innerText(), values.results[0].value_date ?? '—');
+    // A date as the page's language writes it (English here: the browser's).
+    const valueDate: string | null = values.results[0].value_date;
+    assert.equal(await rows(page).first().locator('td').nth(column).innerText(), valueDate ? new Date(`${valueDate}T00:00:00Z`).toLocaleDateString('en', { dateStyle: 'medium', timeZone: 'UTC' }) : '—');
     // The address keeps the choice: opened afresh, and with the other parameters of the view.
     const again = await fresh();
     await open(again, new URL(page.url()).pathname + new URL(page.url()).search);
@@ -165,8 +167,11 @@ describe('explorer list view (browser, demo data)', () => {
     await page.getByRole('button', { name: 'The usual columns' }).click();
     await page.waitForURL((url) => !url.searchParams.has('columns'));
     assert.deepEqual(await headers(page), before);
-    // The CSV and JSON links are the API's query: no columns=.
-    assert.doesNotMatch((await page.getByRole('link', { name: 'CSV' }).getAttribute('href'))!, /columns/);
+    // The JSON link and the whole list's download are the API's query: no columns=.
+    assert.doesNotMatch((await page.getByRole('link', { name: 'JSON' }).getAttribute('href'))!, /columns/);
+    const [download] = await Promise.all([page.waitForRequest(/\/download\/budget_item\.csv/), page.getByRole('button', { name: 'CSV', exact: true }).click()]);
+    assert.doesNotMatch(download.url(), /columns/);
+    await page.getByRole('status').filter({ hasText: 'Saved budget_item.csv' }).waitFor();
   });
 
   test('a column the list is ordered or filtered by is shown, whatever the choice', async () => {

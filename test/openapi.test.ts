@@ -157,8 +157,8 @@ describe(`OpenAPI (${store.name})`, () => {
         assert.ok(routed, `${method} ${path}`);
       }
     }
-    // Per resource: the list and a record, each also with a format suffix, and the legacy list; and the explorer's three.
-    assert.equal(Object.keys(document.paths).length, 1 + RESOURCES.length * 5 + REPORT_DOWNLOADS.length + 3);
+    // Per resource: the list and a record, each also with a format suffix, the legacy list and the whole list in two formats; and the explorer's three.
+    assert.equal(Object.keys(document.paths).length, 1 + RESOURCES.length * 7 + REPORT_DOWNLOADS.length + 3);
   });
 
   test('reads take a token or none (it changes what they show), writes and report downloads need one: `Authorization: Token <key>`', () => {

@@ -3,8 +3,10 @@
  * processes) under a load of reads and writes, one worker killed with SIGKILL. The primary starts
  * another and /metrics counts the restart; every request of the test is counted by its status;
  * the only ones that fail are those the killed worker held at that moment (its connections, read
- * from /proc), as connection errors; none is answered 5xx; every write answered 201 is there
- * afterwards.
+ * from /proc) or that the primary had handed it and it never took (until the primary saw it die;
+ * closed by the primary, which says how many: commands/handoffs.ts; Node's cluster left them
+ * waiting for good), as connection errors; none is answered 5xx; every write answered 201 is
+ * there afterwards, read back through the API and found in the table.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

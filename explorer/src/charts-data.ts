@@ -7,8 +7,11 @@
  *  - shares are not added across projects: projects are counted;
  *  - target values are not added across indicators (each is in its own indicator's unit): targets are counted;
  *  - code lists' names, not codes; a long distribution is cut to its largest bars and one for the rest.
+ * What the explorer names itself ("No date", "The other 12 labels") is in the language spoken
+ * (i18n/); the names the API gives stay as it gives them.
  */
 import type { Row } from './api';
+import { t } from './i18n';
 
 /** One bar (or one segment of a stacked bar). */
 export interface Bar {
@@ -22,30 +25,32 @@ export interface ChartData {
   bars: Bar[];
   keys: string[];
   series: string[];
+  /** The series standing for the others, cut (cutSeries): grey. */
+  others?: string;
 }
 
 /** One choice of a chart's currency picker. */
 export interface Currency {
   /** What records are grouped by (see budgetCurrency and transactionCurrency). */
   key: string;
-  /** The ISO 4217 code, or the name when no record tells the code, or "currency not stated". */
-  unit: string;
-  /** "EUR – Euro (6,340 records)". */
-  label: string;
+  /** The ISO 4217 code, or the name when no record tells the code; null when none is stated. */
+  unit: string | null;
+  /** "EUR – Euro", "Euro", or "No currency stated". */
+  title: string;
   count: number;
 }
 
-export const NO_CURRENCY = 'currency not stated';
-export const NO_DATE = 'No date';
+/** The key of the records of no year (last on a year axis). */
+export const noDate = () => t('charts.noDate');
 
 const numberOf = (value: unknown) => (typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : null);
 /** The year of an ISO date, or "No date". */
-export const yearOf = (date: unknown) => (typeof date === 'string' && /^\d{4}/.test(date) ? date.slice(0, 4) : NO_DATE);
+export const yearOf = (date: unknown) => (typeof date === 'string' && /^\d{4}/.test(date) ? date.slice(0, 4) : noDate());
 /** "298 - Africa, regional" → "Africa, regional" (a code list's label without its code). */
 export const nameOf = (label: unknown) => (typeof label === 'string' ? label.replace(/^[^\s]+ - /, '') : '');
 
 /** Years in order, "No date" last. */
-const byYear = (a: string, b: string) => (a === NO_DATE ? 1 : b === NO_DATE ? -1 : a.localeCompare(b));
+const byYear = (a: string, b: string) => (a === noDate() ? 1 : b === noDate() ? -1 : a.localeCompare(b));
 
 // --- Currencies -----------------------------------------------------------------------------
 
@@ -73,7 +78,7 @@ export function transactionCurrencyCodes(rows: readonly Row[]): Map<string, stri
 }
 
 /** The currencies of `rows`, the most frequent first (then by unit): the picker's choices. */
-export function currencies(rows: readonly Row[], currencyOf: (row: Row) => { key: string; code: string; name: string }, noun = 'records'): Currency[] {
+export function currencies(rows: readonly Row[], currencyOf: (row: Row) => { key: string; code: string; name: string }): Currency[] {
   const found = new Map<string, { code: string; name: string; count: number }>();
   for (const row of rows) {
     const { key, code, name } = currencyOf(row);
@@ -82,11 +87,8 @@ export function currencies(rows: readonly Row[], currencyOf: (row: Row) => { key
     found.set(key, known);
   }
   return [...found]
-    .map(([key, { code, name, count }]) => {
-      const title = code && name ? `${code} – ${name}` : code || name || 'No currency stated';
-      return { key, unit: code || name || NO_CURRENCY, count, label: `${title} (${count.toLocaleString('en')} ${count === 1 ? noun.replace(/s$/, '') : noun})` };
-    })
-    .sort((a, b) => b.count - a.count || a.unit.localeCompare(b.unit));
+    .map(([key, { code, name, count }]) => ({ key, unit: code || name || null, count, title: code && name ? `${code} – ${name}` : code || name || t('charts.noCurrency') }))
+    .sort((a, b) => b.count - a.count || (a.unit ?? '').localeCompare(b.unit ?? ''));
 }
 
 // --- Sums and cuts --------------------------------------------------------------------------
@@ -155,7 +157,7 @@ export function cutSeries(data: ChartData, most: number, rest: (others: number) 
     known.value += bar.value;
     merged.set(id, known);
   }
-  return { bars: [...merged.values()], keys: data.keys, series: [...kept, other] };
+  return { bars: [...merged.values()], keys: data.keys, series: [...kept, other], others: other };
 }
 
 // --- The charts -----------------------------------------------------------------------------
@@ -168,8 +170,8 @@ export const MOST_SERIES = 8;
 /** Budget items of one currency: the sum of their amounts per budget label, largest first. */
 export function budgetByLabel(rows: readonly Row[], currency: string): ChartData {
   const mine = rows.filter((row) => budgetCurrency(row).key === currency);
-  const data = sums(mine, (row) => (row.label === null || row.label === undefined ? 'No label stated' : String(row.label_label)), () => 'Amount', (row) => numberOf(row.amount));
-  return cutKeys(largestKeysFirst(data), MOST_BARS, (others) => `The other ${others} labels`);
+  const data = sums(mine, (row) => (row.label === null || row.label === undefined ? t('charts.noLabel') : String(row.label_label)), () => 'Amount', (row) => numberOf(row.amount));
+  return cutKeys(largestKeysFirst(data), MOST_BARS, (others) => t('charts.otherLabels', others));
 }
 
 /** Budget items of one currency: the sum of their amounts per year their period starts, "No date" last. */
@@ -179,7 +181,7 @@ export function budgetByYear(rows: readonly Row[], currency: string): ChartData 
   return { ...data, keys: [...data.keys].sort(byYear) };
 }
 
-/** IATI 1 transaction types, still found in old records (the API gives their code as the label). */
+/** IATI 1 transaction types, still found in old records (the API gives their code as the label): IATI's English names, as the API's labels of the others are. */
 const OLD_TRANSACTION_TYPES: Readonly<Record<string, string>> = {
   C: 'Commitment', CG: 'Credit Guarantee', D: 'Disbursement', E: 'Expenditure', IF: 'Incoming Funds',
   IR: 'Interest Repayment', LR: 'Loan Repayment', QP: 'Purchase of Equity', QS: 'Sale of Equity', R: 'Reimbursement',
@@ -188,22 +190,18 @@ const OLD_TRANSACTION_TYPES: Readonly<Record<string, string>> = {
 /** "3 - Disbursement" → "Disbursement"; an IATI 1 code "D" → "Disbursement (IATI 1 code D)"; none → "No type stated". */
 export function transactionTypeName(row: Row): string {
   const code = typeof row.transaction_type === 'string' ? row.transaction_type : '';
-  if (!code) return 'No type stated';
-  if (Object.hasOwn(OLD_TRANSACTION_TYPES, code)) return `${OLD_TRANSACTION_TYPES[code]} (IATI 1 code ${code})`;
+  if (!code) return t('charts.noType');
+  if (Object.hasOwn(OLD_TRANSACTION_TYPES, code)) return t('charts.oldType', OLD_TRANSACTION_TYPES[code], code);
   const label = typeof row.transaction_type_label === 'string' ? row.transaction_type_label : '';
-  return label && label !== code ? nameOf(label) : `Type ${code}`;
+  return label && label !== code ? nameOf(label) : t('charts.type', code);
 }
 
 /** Transactions of one currency: the sum of their values per year and type; the largest types, the others as one. */
 export function transactionsByTypeAndYear(rows: readonly Row[], currency: string, codes: ReadonlyMap<string, string>): ChartData {
   const mine = rows.filter((row) => transactionCurrency(row, codes).key === currency);
   const data = sums(mine, (row) => yearOf(row.transaction_date), transactionTypeName, (row) => numberOf(row.value));
-  return cutSeries({ ...data, keys: [...data.keys].sort(byYear) }, MOST_SERIES, (others) => `The other ${others} types`);
+  return cutSeries({ ...data, keys: [...data.keys].sort(byYear) }, MOST_SERIES, (others) => t('charts.otherTypes', others));
 }
-
-export const WHOLE = 'All of the project (100 %)';
-export const PART = 'Part of the project (under 100 %)';
-export const UNSTATED = 'Share not stated';
 
 /**
  * Projects per recipient region: each project once per region it has a share in, as "all of
@@ -211,13 +209,13 @@ export const UNSTATED = 'Share not stated';
  * bar counting each project once however many of those regions it has.
  */
 export function projectsPerRegion(rows: readonly Row[]): ChartData {
-  const regionOf = (row: Row) => nameOf(row.region_label) || (typeof row.region === 'string' && row.region) || 'No region stated';
+  const regionOf = (row: Row) => nameOf(row.region_label) || (typeof row.region === 'string' && row.region) || t('charts.noRegion');
   const regionTotals = new Map<string, Set<unknown>>();
   for (const row of rows) regionTotals.set(regionOf(row), (regionTotals.get(regionOf(row)) ?? new Set()).add(row.project));
   const ordered = [...regionTotals.keys()].sort((a, b) => regionTotals.get(b)!.size - regionTotals.get(a)!.size || a.localeCompare(b));
   const cut = ordered.length > MOST_BARS + 1;
   const kept = new Set(cut ? ordered.slice(0, MOST_BARS) : ordered);
-  const other = `The other ${ordered.length - MOST_BARS} regions`;
+  const other = t('charts.otherRegions', ordered.length - MOST_BARS);
   const groupOf = (row: Row) => (kept.has(regionOf(row)) ? regionOf(row) : other);
   // Each project's share per group: the sum of its percentages there (null when none is stated).
   const shares = new Map<string, { group: string; share: number | null }>();
@@ -228,14 +226,15 @@ export function projectsPerRegion(rows: readonly Row[]): ChartData {
     if (percentage !== null) known.share = (known.share ?? 0) + percentage;
     shares.set(id, known);
   }
+  const [whole, part, unstated] = [t('charts.whole'), t('charts.part'), t('charts.unstated')];
   const data = sums(
     [...shares.values()].map((share, index) => ({ id: index, ...share })),
     (row) => String(row.group),
-    (row) => (row.share === null ? UNSTATED : (row.share as number) >= 99.95 ? WHOLE : PART),
+    (row) => (row.share === null ? unstated : (row.share as number) >= 99.95 ? whole : part),
     () => 1,
   );
   const keys = cut ? [...kept, other] : ordered;
-  return { ...data, keys, series: [WHOLE, PART, UNSTATED].filter((name) => data.series.includes(name)) };
+  return { ...data, keys, series: [whole, part, unstated].filter((name) => data.series.includes(name)) };
 }
 
 /** The names of dimension values, by value id: "Sex" and "Female". */
@@ -248,11 +247,11 @@ export type DimensionNames = ReadonlyMap<number, { dimension: string; value: str
  */
 export function targetsPerDimensionValue(rows: readonly Row[], names: DimensionNames): ChartData {
   const keyOf = (row: Row) => {
-    if (row.dimension_value === null || row.dimension_value === undefined) return 'No dimension value stated';
+    if (row.dimension_value === null || row.dimension_value === undefined) return t('charts.noDimensionValue');
     const named = names.get(Number(row.dimension_value));
-    return named ? `${named.dimension}: ${named.value}` : `Value #${row.dimension_value} of dimension #${row.dimension_name ?? '?'}`;
+    return named ? `${named.dimension}: ${named.value}` : t('charts.unnamedValue', String(row.dimension_value), String(row.dimension_name ?? '?'));
   };
-  return cutKeys(largestKeysFirst(sums(rows, keyOf, () => 'Targets', () => 1)), MOST_BARS, (others) => `The other ${others} values`);
+  return cutKeys(largestKeysFirst(sums(rows, keyOf, () => 'Targets', () => 1)), MOST_BARS, (others) => t('charts.otherValues', others));
 }
 
 // --- Colours --------------------------------------------------------------------------------
@@ -261,8 +260,8 @@ export function targetsPerDimensionValue(rows: readonly Row[], names: DimensionN
 export const PALETTE = ['#4e79a7', '#f28e2c', '#e15759', '#76b7b2', '#59a14f', '#edc949', '#af7aa1', '#ff9da7', '#9c755f'] as const;
 export const OTHERS_COLOUR = '#bab0ab';
 
-/** One colour per series, never two series with one colour (series beyond the palette are cut first: MOST_SERIES). */
-export function coloursOf(series: readonly string[]): string[] {
+/** One colour per series, never two series with one colour (series beyond the palette are cut first: MOST_SERIES); the others' grey. */
+export function coloursOf(series: readonly string[], others?: string): string[] {
   if (series.length > PALETTE.length) throw new RangeError(`${series.length} series: cut them to ${PALETTE.length} first`);
-  return series.map((name, index) => (/^The other \d+ /.test(name) ? OTHERS_COLOUR : PALETTE[index]));
+  return series.map((name, index) => (name === others ? OTHERS_COLOUR : PALETTE[index]));
 }

@@ -4,7 +4,7 @@
  * foreign keys among them, which fields it may be ordered by, the lookups each field's filter
  * takes, and whether (and with which fields) it can be written.
  */
-import { call } from './api';
+import { get } from './api';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a document read at run time
 
@@ -81,13 +81,15 @@ function resourceSpec(document: Json, name: string, title: string): ResourceSpec
 
 let loaded: Promise<Map<string, ResourceSpec>> | undefined;
 
-/** Every list the service has, by name, in the order the API's index gives them. */
+/** Every list the service has, by name, in the order the API's index gives them (read once; again after a failure). */
 export function specs(): Promise<Map<string, ResourceSpec>> {
-  return (loaded ??= call<Json>('/rest/v1/openapi.json').then(({ body: document }) => {
+  loaded ??= get<Json>('/rest/v1/openapi.json').then((document) => {
     const titles = new Map<string, string>((document.tags as Json[]).map((tag) => [tag.name, tag.description ?? tag.name]));
     const names = Object.keys(document.paths).filter((path) => /^\/rest\/v1\/[a-z_]+\/$/.test(path)).map((path) => path.split('/')[3]);
     return new Map(names.map((name) => [name, resourceSpec(document, name, titles.get(name) ?? name)]));
-  }));
+  });
+  loaded.catch(() => (loaded = undefined));
+  return loaded;
 }
 
 /** "period_start" → "Period start". */

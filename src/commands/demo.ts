@@ -10,17 +10,28 @@ import { exportDataset } from '../store/dataset-files.ts';
 import { importRecords, type DatasetSource } from '../store/import.ts';
 import { migrate } from '../store/migrations.ts';
 import { createToken, createUser, type NewUser } from '../store/users.ts';
-import { progress, say, summary } from './messages.ts';
+import { say, summary } from './messages.ts';
+import { importProgress, onTerminal, withProgress } from './progress.ts';
 
-async function demoSources(scale: number, seed: number): Promise<DatasetSource[]> {
+/**
+ * The demo's records per entity, generated as they are imported. `counted`: each entity's records
+ * are generated once beforehand to count them, for a bar's total and time left (a tenth of the
+ * load's time at scale 1: worth it only to a person watching).
+ */
+async function demoSources(scale: number, seed: number, counted: boolean): Promise<DatasetSource[]> {
   const { generateDemo } = await import('../../demo/generate.ts');
-  return generateDemo({ scale, seed }).map(({ entity, records }) => ({ file: entity, label: `demo ${entity}`, records }));
+  return generateDemo({ scale, seed }).map(({ entity, records }) => {
+    let total = 0;
+    if (counted) for (const _ of records) total += 1;
+    return { file: entity, label: `demo ${entity}`, records, size: counted ? { total, unit: 'records' as const, done: (done: number) => done } : undefined };
+  });
 }
 
 export async function loadDemo(engine: Engine, scale: number, seed: number, replace: boolean): Promise<void> {
   const started = Date.now();
   say(`Generating the demo dataset (scale ${scale}, seed ${seed}) into ${engine.location}…`);
-  const counts = await importRecords(engine, await demoSources(scale, seed), { replace, progress });
+  const sources = await demoSources(scale, seed, onTerminal());
+  const counts = await withProgress('Loading', 'records', (tell) => importRecords(engine, sources, { replace, progress: importProgress(sources, tell) }));
   say(`Loaded in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary(counts)}`);
 }
 
@@ -63,7 +74,8 @@ export async function writeDemoFiles(target: string, scale: number, seed: number
   try {
     await migrate(scratch);
     await loadDemo(scratch, scale, seed, false);
-    say(`Wrote ${target}: ${summary(await exportDataset(scratch, target, timeZone))}`);
+    const counts = await withProgress('Writing', 'records', (tell) => exportDataset(scratch, target, timeZone, tell));
+    say(`Wrote ${target}: ${summary(counts)}`);
   } finally {
     await scratch.close();
     rmSync(scratchDir, { recursive: true, force: true });

@@ -9,8 +9,9 @@
  * connection reset, as do the others the dead worker held.
  *
  * This reads Node's internal messages to its workers (`{cmd: 'NODE_CLUSTER', act: 'newconn',
- * seq}` with the connection, answered by `{cmd: 'NODE_CLUSTER', ack: seq}`), unchanged from
- * Node 0.12 to 24; a Node that sent others would leave this with nothing to close.
+ * seq}` with the connection, answered by `{cmd: 'NODE_CLUSTER', ack: seq}`), as Node 20 sends
+ * them; a Node that sent others would leave this with nothing to close, and the test above would
+ * see a request wait for its timeout.
  */
 import type { Worker } from 'node:cluster';
 

@@ -21,6 +21,7 @@ import { registerDocs } from './docs.ts';
 import { offerExplorer, registerExplorer } from './explorer.ts';
 import { registerHealth } from './health.ts';
 import { registerReports } from './report-routes.ts';
+import { registerWholeLists } from './whole-lists.ts';
 import { registerBodyParsers } from './bodies.ts';
 import { resourceRoutes, takesTrailingSlash } from './routes.ts';
 import type { Services } from './services.ts';
@@ -137,6 +138,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   void app.register(registerDocs);
   void app.register(async (scope) => {
     registerReports(scope);
+    registerWholeLists(scope);
     registerExplorer(scope);
     registerHealth(scope);
     registerMetricsRoute(scope, metrics, options.metricsToken ?? null);

@@ -35,9 +35,11 @@ export const overloaded = () => new ApiError(503, { detail: 'The service is over
 /** DRF's Throttled, word for word: 429 and when to come back. */
 export const throttled = (seconds: number) =>
   new ApiError(429, { detail: `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.` }, false, { 'retry-after': String(seconds) });
-/** A statement stopped by STATEMENT_TIMEOUT_MS: this request asks more of the database than one answer may. */
 /** The report threads' line is full (reports/pool.ts). */
 export const reportsBusy = (seconds: number) => new ApiError(503, { detail: 'Too many reports are being made; try again shortly.' }, false, { 'retry-after': String(seconds) });
+/** As many whole-list downloads as a worker reads at once are being read (whole-lists.ts). */
+export const downloadsBusy = (seconds: number) => new ApiError(503, { detail: 'Too many whole lists are being downloaded; try again shortly.' }, false, { 'retry-after': String(seconds) });
+/** A statement stopped by STATEMENT_TIMEOUT_MS: this request asks more of the database than one answer may. */
 export const queryTooLong = () => new ApiError(503, { detail: 'The query took too long and was stopped; narrow it with filters or a smaller page.' }, false);
 /** GET /readyz while the service cannot answer: why, for the operator (and a probe's log). */
 export const notReady = (reason: string) => new ApiError(503, { status: 'unavailable', reason }, false, { 'retry-after': '1', 'cache-control': 'no-store' });

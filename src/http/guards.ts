@@ -14,7 +14,7 @@ import { callerKey } from './callers.ts';
 import { overloaded, throttled } from './errors.ts';
 
 /** Headers a script on another origin may read (beyond the CORS-safelisted ones). */
-const EXPOSED = 'ETag, Location, Allow, Retry-After, Content-Disposition, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
+const EXPOSED = 'ETag, Location, Allow, Link, Retry-After, Content-Disposition, X-Total-Count, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 /** What a listed origin's script may send: its token, JSON bodies, revalidation, its request id. */
 const LISTED_HEADERS = 'Authorization, Content-Type, Accept, If-None-Match, X-Request-Id';
 const WRITE_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';

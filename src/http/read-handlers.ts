@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller, Resource } from '../resources/define.ts';
 import { tablesRead } from '../resources/reads.ts';
 import { renderRecords } from '../resources/render.ts';
+import { CsvOptionError, parseCsvOptions, PLAIN_CSV, type CsvOptions } from '../query/csv-options.ts';
 import { FilterError } from '../query/filters.ts';
 import { locatePage, offsetLinks, pageLinks, parseListQuery, parseOffset, type ListQuery } from '../query/list-query.ts';
 import type { QueryPairs } from '../query/params.ts';
@@ -61,6 +62,26 @@ export function listQuery(resource: Resource, pairs: QueryPairs, caller: Caller)
   }
 }
 
+/** How a CSV answer is written (`bom`, `delimiter`): asked of CSV answers only, as other formats ignore them. */
+export function csvOptions(format: string, pairs: QueryPairs): CsvOptions {
+  if (format !== 'csv') return PLAIN_CSV;
+  try {
+    return parseCsvOptions(pairs);
+  } catch (error) {
+    if (error instanceof CsvOptionError) throw badFilter(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The page's neighbours as a Link header (RFC 8288), beside the body's `next` and `previous`:
+ * for clients that page by it (httr2, requests' `response.links`).
+ */
+function linkHeader(reply: FastifyReply, links: { next: string | null; previous: string | null }): void {
+  const values = [links.next && `<${links.next}>; rel="next"`, links.previous && `<${links.previous}>; rel="prev"`].filter(Boolean);
+  if (values.length) reply.header('link', values.join(', '));
+}
+
 /** One record as JSON, as the record's route writes it (compiled once per schema by Fastify). */
 const recordSerializer = (reply: FastifyReply, resource: Resource) => reply.compileSerializationSchema(recordSchema(resource)) as (record: unknown) => string;
 
@@ -98,8 +119,11 @@ export async function list(request: ListRequest, reply: FastifyReply) {
     const count = await countOf(request, query);
     const page = locatePage(query.page, query.limit, count);
     if (!page) throw invalidPage();
+    const csv = csvOptions(format, pairs);
     const results = await readPage(request, query, count, page.offset);
-    return representList(reply, format, { count, ...pageLinks(baseUrl(request), pairs, page), results }, { listKey: 'results', filename: resource.name }, recordSerializer(reply, resource));
+    const links = pageLinks(baseUrl(request), pairs, page);
+    linkHeader(reply, links);
+    return representList(reply, format, { count, ...links, results }, { listKey: 'results', filename: resource.name, csv }, recordSerializer(reply, resource));
   });
 }
 
@@ -112,20 +136,25 @@ export async function legacyList(request: ListRequest, reply: FastifyReply) {
     const query = listQuery(resource, pairs, request.caller);
     request.server.services.largePages.hold(request, reply, query.limit);
     const offset = parseOffset(pairs);
+    const csv = csvOptions(format, pairs);
     const count = await countOf(request, query);
     // An offset past the end reads nothing, however large it is.
     const objects = await readPage(request, query, count, offset < BigInt(count) ? Number(offset) : count);
     const { next, previous } = offsetLinks(baseUrl(request), pairs, offset, query.limit, count);
+    linkHeader(reply, { next, previous });
     const shownOffset = offset <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(offset) : offset;
     const meta = { limit: query.limit, next, offset: shownOffset, previous, total_count: count };
-    return representList(reply, format, { meta, objects }, { listKey: 'objects', filename: resource.name }, recordSerializer(reply, resource));
+    return representList(reply, format, { meta, objects }, { listKey: 'objects', filename: resource.name, csv }, recordSerializer(reply, resource));
   });
 }
 
 export async function detail(request: DetailRequest, reply: FastifyReply) {
   const { id, format } = detailTarget(request, reply);
   const resource = resourceOf(request);
-  return request.server.services.responses.send(request, reply, tablesRead(resource), async () => represent(reply, format, await renderOne(request, id), { listKey: null, filename: resource.name }));
+  return request.server.services.responses.send(request, reply, tablesRead(resource), async () => {
+    const csv = csvOptions(format, queryPairs(request));
+    return represent(reply, format, await renderOne(request, id), { listKey: null, filename: resource.name, csv });
+  });
 }
 
 export async function listOptions(request: ListRequest, reply: FastifyReply) {

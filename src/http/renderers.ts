@@ -1,6 +1,7 @@
 /** XML and CSV bodies (http.md, Formats), as DRF's XMLRenderer and rest_framework_csv write them. */
 import { stringify } from 'csv-stringify/sync';
 import { XMLBuilder } from 'fast-xml-parser';
+import { PLAIN_CSV, type CsvOptions } from '../query/csv-options.ts';
 
 type Json = unknown;
 
@@ -20,7 +21,7 @@ const NAME_START_CHAR = new RegExp(`^[${NAME_START}]$`, 'u');
 const NAME_CHAR = new RegExp(`^[${NAME_REST}]$`, 'u');
 /* eslint-enable no-misleading-character-class */
 
-const xmlSafe = (text: string) => text.replace(NOT_XML_CHAR, '\uFFFD');
+export const xmlSafe = (text: string) => text.replace(NOT_XML_CHAR, '\uFFFD');
 
 /**
  * A key as an element name. Keys of JSON fields are the caller's (`{"<x>": 1}`, `{"#text": 1}`):
@@ -61,14 +62,15 @@ function flatten(value: Json, prefix: string, into: Map<string, unknown>): Map<s
  * with `'` instead, as OWASP's CSV-injection advice has it; numbers are not text and stay as they are.
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
-const neutraliseFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
+export const neutraliseFormula = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
 
 /** Rows of flattened records, under the header `columns`; with the header line when `header`. */
-function csvRows(rows: readonly Map<string, unknown>[], columns: string[], header: boolean): string {
+function csvRows(rows: readonly Map<string, unknown>[], columns: string[], header: boolean, delimiter: CsvOptions['delimiter']): string {
   const table = rows.map((row) => Object.fromEntries(columns.map((column) => [column, row.get(column) ?? null])));
   return stringify(table, {
     header,
     columns,
+    delimiter,
     record_delimiter: 'windows',
     // A lone LF or CR ends a row for every reader: such a cell is quoted like one with a comma.
     quoted_match: /[\r\n]/,
@@ -79,10 +81,13 @@ function csvRows(rows: readonly Map<string, unknown>[], columns: string[], heade
 /** The sorted union of the flattened records' column names. */
 const csvColumns = (rows: readonly Map<string, unknown>[]) => [...new Set(rows.flatMap((row) => [...row.keys()]))].sort();
 
+/** What a CSV starts with: the byte order mark, when asked for. */
+export const csvStart = (options: CsvOptions) => (options.bom ? '\uFEFF' : '');
+
 /** One row per record; the header is the sorted union of the flattened column names; CRLF. */
-export function csvText(records: readonly Json[]): string {
+export function csvText(records: readonly Json[], options: CsvOptions = PLAIN_CSV): string {
   const rows = records.map((record) => flatten(record, '', new Map()));
-  return csvRows(rows, csvColumns(rows), true);
+  return csvStart(options) + csvRows(rows, csvColumns(rows), true, options.delimiter);
 }
 
 export interface Rendering {
@@ -90,6 +95,8 @@ export interface Rendering {
   listKey: string | null;
   /** Name of the CSV attachment, without `.csv`. */
   filename: string;
+  /** How CSV is written (csv-options.ts); the original's way when not given. */
+  csv?: CsvOptions;
 }
 
 /**
@@ -104,13 +111,13 @@ export interface TextParts {
 }
 
 /** The parts of a list under `listKey`, the envelope's last member, as XML or CSV (CSV: the records only). */
-export function textParts(format: 'xml' | 'csv', body: Record<string, Json>, listKey: string): TextParts {
+export function textParts(format: 'xml' | 'csv', body: Record<string, Json>, listKey: string, csv: CsvOptions = PLAIN_CSV): TextParts {
   const records = body[listKey] as Json[];
   if (format === 'csv') {
     // The header names every record's columns: they are known before the first row is written.
     const rows = records.map((record) => flatten(record, '', new Map()));
     const columns = csvColumns(rows);
-    return { head: '', part: (start, end) => csvRows(rows.slice(start, end), columns, start === 0), tail: '' };
+    return { head: csvStart(csv), part: (start, end) => csvRows(rows.slice(start, end), columns, start === 0, csv.delimiter), tail: '' };
   }
   // The envelope around a text no record is (the list is its last element: the last occurrence).
   const marker = `rsr-api-records-${Math.random().toString(36).slice(2)}`;
@@ -122,5 +129,5 @@ export function textParts(format: 'xml' | 'csv', body: Record<string, Json>, lis
 /** The text of an XML or CSV answer; CSV holds the records under `listKey` (or the one record). */
 export function renderText(format: 'xml' | 'csv', body: Record<string, Json>, rendering: Rendering): string {
   if (format === 'xml') return xmlText(body);
-  return csvText(rendering.listKey === null ? [body] : (body[rendering.listKey] as Json[]));
+  return csvText(rendering.listKey === null ? [body] : (body[rendering.listKey] as Json[]), rendering.csv);
 }

@@ -35,7 +35,7 @@ const COMPRESSING: Record<Encoding, () => Transform> = {
 /** An answer as bytes, ready to be sent any number of times, compressed once per encoding. */
 export interface Representation {
   status: number;
-  /** Content type and what the route adds (Allow, Location, Content-Disposition, Retry-After). */
+  /** Content type and what the route adds (Allow, Location, Link, Content-Disposition, Retry-After). */
   headers: Record<string, string>;
   body: Buffer;
   /** A strong hash of the body; errors have none. */
@@ -49,7 +49,7 @@ export interface Representation {
 
 const CONTENT_TYPE: Record<Format, string> = { json: 'application/json', xml: 'application/xml; charset=utf-8', csv: 'text/csv; charset=utf-8' };
 /** Headers a route sets on the reply before answering, kept with the representation. */
-const ROUTE_HEADERS = ['allow', 'location'];
+const ROUTE_HEADERS = ['allow', 'location', 'link'];
 
 function routeHeaders(reply: FastifyReply): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -114,7 +114,7 @@ export interface Streamed {
 export function representList(reply: FastifyReply, format: Format, value: Record<string, unknown>, rendering: Rendering & { listKey: string }, serializeRecord: (record: unknown) => string): Representation | Streamed {
   const list = value[rendering.listKey] as unknown[];
   if (list.length < LARGE_LIST) return represent(reply, format, value, rendering);
-  const { head, part, tail } = format === 'json' ? jsonParts(reply, value, rendering.listKey, serializeRecord) : textParts(format, value, rendering.listKey);
+  const { head, part, tail } = format === 'json' ? jsonParts(reply, value, rendering.listKey, serializeRecord) : textParts(format, value, rendering.listKey, rendering.csv);
   const { status, headers } = formatted(reply, format, Buffer.alloc(0), rendering);
   let use: ((whole: Representation) => void) | undefined;
   async function* parts(): AsyncGenerator<Buffer> {

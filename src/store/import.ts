@@ -28,6 +28,11 @@ export interface DatasetSource {
   /** How messages name it: `budget_item.json` for files. */
   label: string;
   records: AsyncIterable<unknown> | Iterable<unknown>;
+  /**
+   * How much of it there is, for progress: bytes of a file (`done` reads how many were read), or
+   * records where they were counted beforehand (`done` is given the records imported).
+   */
+  size?: { total: number; unit: 'bytes' | 'records'; done(records: number): number };
 }
 
 export interface ImportOptions {
@@ -38,11 +43,9 @@ export interface ImportOptions {
    * employments); employments at organisations the new data lacks go, as when one is deleted.
    */
   keepUsers?: boolean;
-  /** Called every couple of seconds on long runs. */
+  /** Told after every batch stored: the records of `file` imported so far (the caller decides what to show, and how often). */
   progress?: (file: string, records: number) => void;
 }
-
-const PROGRESS_INTERVAL_MS = 2000;
 
 /** What the import remembers across files: ids per table and values of unique fields. */
 class Bookkeeping {
@@ -151,7 +154,6 @@ async function importFile(
   const children = new Map<NestedCollection, Row[]>((entity.nested ?? []).map((nested) => [nested, []]));
   const selfReferences: { index: number; id: unknown; field: string; value: number }[] = [];
   let index = -1;
-  let lastProgress = Date.now();
   const fail = (message: string, id?: unknown): never => {
     throw new ImportError(`${source.label}[${index}]${id === undefined ? '' : ` (id ${JSON.stringify(id)})`}: ${message}`);
   };
@@ -203,10 +205,7 @@ async function importFile(
       if (record) batch.push(record);
     }
     await flush();
-    if (options.progress && Date.now() - lastProgress > PROGRESS_INTERVAL_MS) {
-      lastProgress = Date.now();
-      options.progress(source.file, index + 1);
-    }
+    options.progress?.(source.file, index + 1);
   }
   for (const reference of selfReferences) {
     if (!books.idsOf(entity.table).has(reference.value)) {

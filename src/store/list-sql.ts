@@ -110,6 +110,15 @@ export async function pageQuery(engine: Engine, resource: Resource, caller: Call
 }
 
 /**
+ * Every one of the caller's matching records in the list's order, as one statement: a whole-list
+ * download reads it a batch at a time through a cursor, from one snapshot of the data.
+ */
+export async function wholeListQuery(engine: Engine, resource: Resource, caller: Caller, order: Pick<PageRequest, 'order' | 'pinned'>, filters?: FilterTree): Promise<Query> {
+  const records = selectColumns(await matchingRecords(engine, resource, caller, filters), entityOf(resource.table));
+  return applyOrder(engine, records, resource, order.order, order.pinned);
+}
+
+/**
  * The first `walk` records of the table in the page's order (from `seek` on), as `t`: a walk
  * that meets no more rows than that whatever the filters (pages/in-sql.ts falls back to another
  * way where it found too few). A subquery with a LIMIT is not merged into a query that joins.

@@ -22,7 +22,7 @@ import type { CacheDescription } from './caches.ts';
 import { fromColumns } from './columns.ts';
 import { stamp, VersionedCache } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
-import { countQuery, recordQuery, selectColumns, type PageRequest } from './list-sql.ts';
+import { countQuery, recordQuery, selectColumns, wholeListQuery, type PageRequest } from './list-sql.ts';
 import { MemoryPages } from './pages/in-memory.ts';
 import { SqlPages } from './pages/in-sql.ts';
 import { SeekMarks } from './pages/seek.ts';
@@ -89,6 +89,17 @@ export class Reader {
     const rows = await this.sql.read(resource, caller, page, total, version, filters, seeking);
     if (!seeking && rows.length > 0) this.seeks.noteStart(resource, caller, page, version, filters, rows[0]);
     return rows.map((row) => fromColumns(entity, this.engine.dialect, row));
+  }
+
+  /**
+   * Every one of the caller's matching records in the requested order, `batch` at a time, read by
+   * one statement (one snapshot: records written meanwhile are in it or not, never half), beside
+   * other queries: a whole-list download, never held whole.
+   */
+  async *whole(resource: Resource, caller: Caller, order: Pick<PageRequest, 'order' | 'pinned'>, filters?: FilterTree, batch = 500): AsyncGenerator<Row[]> {
+    const entity = entityOf(resource.table);
+    const query = (await wholeListQuery(this.engine, resource, caller, order, filters)).compile();
+    for await (const rows of this.engine.stream(query, batch)) yield rows.map((row) => fromColumns(entity, this.engine.dialect, row));
   }
 
   /** Its caches, for the registry (caches.ts) and /metrics. */

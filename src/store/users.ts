@@ -10,7 +10,7 @@ import { cleanRecord } from '../resources/validate.ts';
 import { changeData } from './data-version.ts';
 import { nowCanonical } from '../text/time.ts';
 import type { Engine } from './engine/index.ts';
-import { fromColumns, insertRecord } from './columns.ts';
+import { fromColumns, insertRecord, updateRecord } from './columns.ts';
 
 export class UserError extends Error {}
 
@@ -66,14 +66,77 @@ export async function createToken(engine: Engine, email: string): Promise<string
   return key;
 }
 
-/** Removes one key, or every key of a user; the number removed. */
-export async function revokeTokens(engine: Engine, which: { key?: string; email?: string }): Promise<number> {
+/** Removes one key (by itself or by its id), or every key of a user; the number removed. */
+export async function revokeTokens(engine: Engine, which: { key?: string; email?: string; id?: number }): Promise<number> {
   let query = engine.db.deleteFrom('api_token');
   if (which.key) query = query.where('key_hash', '=', hashOf(which.key));
+  else if (which.id !== undefined) query = query.where('id', '=', which.id);
   else if (which.email) query = query.where('user', '=', await userIdByEmail(engine, which.email));
-  else throw new UserError('token revoke needs a key or --email');
+  else throw new UserError('token revoke needs a key, --id or --email');
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** A user as `user list` shows them, with their employments. */
+export interface UserListing {
+  id: number;
+  email: string;
+  name: string;
+  active: boolean;
+  admin: boolean;
+  employments: { organisation: number; role: string; approved: boolean }[];
+}
+
+const userFlag = (engine: Engine, value: unknown) => engine.dialect.fromDb(support.user.fields.is_active as StoredField, value) === true;
+
+/** Every user, in id order. */
+export async function listUsers(engine: Engine): Promise<UserListing[]> {
+  const users = (await engine.db.selectFrom('user').selectAll().orderBy('id').execute()).map((row) => fromColumns(support.user, engine.dialect, row as Row));
+  const employments = (await engine.db.selectFrom('employment').selectAll().orderBy('organisation').orderBy('id').execute())
+    .map((row) => fromColumns(support.employment, engine.dialect, row as Row));
+  return users.map((user) => ({
+    id: user.id as number,
+    email: user.email as string,
+    name: [user.first_name, user.last_name].filter(Boolean).join(' '),
+    active: user.is_active === true,
+    admin: user.is_admin === true || user.is_superuser === true,
+    employments: employments.filter((employment) => employment.user === user.id)
+      .map((employment) => ({ organisation: employment.organisation as number, role: employment.group as string, approved: employment.is_approved === true })),
+  }));
+}
+
+/**
+ * Lets a user sign in, or no longer: an inactive user's keys are refused at once (callerForKey
+ * reads is_active on every request) and work again if the user is made active again. The user's
+ * id, and whether anything changed.
+ */
+export async function setUserActive(engine: Engine, email: string, active: boolean): Promise<{ id: number; changed: boolean }> {
+  return changeData(engine, ['user'], async (trx) => {
+    const row = await trx.selectFrom('user').select(['id', 'is_active']).where('email', '=', email).executeTakeFirst();
+    if (!row) throw new UserError(`no user with e-mail ${email}`);
+    if (userFlag(engine, row.is_active) === active) return { id: row.id as number, changed: false };
+    await updateRecord(engine, trx, support.user, row.id as number, { is_active: active });
+    return { id: row.id as number, changed: true };
+  });
+}
+
+/**
+ * A key as `token list` shows it. Only its hash is stored, so no part of the key itself can be
+ * shown; its id names it (token revoke --id). When it was last used is not recorded.
+ */
+export interface TokenListing {
+  id: number;
+  user: number;
+  email: string;
+  created: string;
+}
+
+/** Every key, or those of one user, in id order. */
+export async function listTokens(engine: Engine, email?: string): Promise<TokenListing[]> {
+  let query = engine.db.selectFrom('api_token as k').innerJoin('user as u', 'u.id', 'k.user')
+    .select(['k.id as id', 'k.user as user', 'u.email as email', 'k.created_at as created']).orderBy('k.id');
+  if (email !== undefined) query = query.where('k.user', '=', await userIdByEmail(engine, email));
+  return (await query.execute()).map((row) => ({ id: Number(row.id), user: Number(row.user), email: String(row.email), created: String(engine.dialect.fromDb(support.apiToken.fields.created_at as StoredField, row.created)) }));
 }
 
 export type KeyCheck = { caller: Caller } | { problem: 'invalid' | 'inactive' };
@@ -88,7 +151,7 @@ export async function callerForKey(engine: Engine, key: string): Promise<KeyChec
     .where('k.key_hash', '=', hashOf(key))
     .executeTakeFirst();
   if (!user) return { problem: 'invalid' };
-  const flag = (value: unknown) => dialect.fromDb(support.user.fields.is_active as StoredField, value) === true;
+  const flag = (value: unknown) => userFlag(engine, value);
   if (!flag(user.is_active)) return { problem: 'inactive' };
   const employments = (await db.selectFrom('employment').selectAll().where('user', '=', user.id).execute())
     .map((row) => fromColumns(support.employment, dialect, row as Row));

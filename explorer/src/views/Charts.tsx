@@ -7,12 +7,13 @@
  * Plot (loaded with this view only), each with its numbers in a table for those who cannot see it.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call, messageOf, readAll, type Page, type Row } from '../api';
+import { get, readAll, type Page, type Row } from '../api';
 import {
-  budgetByLabel, budgetByYear, budgetCurrency, coloursOf, currencies, NO_CURRENCY, NO_DATE, PALETTE, projectsPerRegion, targetsPerDimensionValue,
+  budgetByLabel, budgetByYear, budgetCurrency, coloursOf, currencies, noDate, PALETTE, projectsPerRegion, targetsPerDimensionValue,
   transactionCurrency, transactionCurrencyCodes, transactionsByTypeAndYear, type Bar, type ChartData, type Currency, type DimensionNames,
 } from '../charts-data';
-import { Status } from '../components';
+import { Failure, messageOfFailure, Status } from '../components';
+import { num, t, type ChartNoun } from '../i18n';
 
 /** More records than this are not read for a chart: it says so, and a project narrows it. */
 const MOST = 20_000;
@@ -37,12 +38,12 @@ type CurrencyOf = (row: Row) => { key: string; code: string; name: string };
 
 interface ChartSpec {
   id: string;
-  title: string;
+  title: () => string;
   list: string;
   /** The filter that narrows the list to one project. */
   byProject: string;
   /** What the records are called ("budget items"). */
-  noun: string;
+  noun: ChartNoun;
   /** Money charts: each record's currency (the chart is of one, picked). */
   currencyOf?: (rows: readonly Row[]) => CurrencyOf;
   data: (records: Records, currency: string) => ChartData;
@@ -51,62 +52,57 @@ interface ChartSpec {
   /** The value axis's label: one unit. */
   unit: (currency: Currency | null) => string;
   /** The table's heading of keys, and of series when there are several. */
-  keyHeading: string;
-  seriesHeading?: string;
+  keyHeading: () => string;
+  seriesHeading?: () => string;
   /** What the chart shows, in one sentence. */
-  sentence: (currency: Currency | null, records: Records, choices: number) => string;
+  sentence: (currency: Currency | null, choices: number) => string;
   /** Also reads the names of dimension values. */
   names?: boolean;
 }
 
 /** "in EUR only: the other currencies are the picker's other choices", or the only currency. */
-function inCurrency(currency: Currency | null, choices: number, noun: string): string {
-  const unit = !currency || currency.unit === NO_CURRENCY ? `of ${noun} that state no currency (nor does their project)` : `in ${currency.unit}`;
-  return choices > 1 ? `${unit} only; ${noun} in other currencies are under the other choices of the currency picker` : `${unit}, the only currency of these ${noun}`;
-}
+const inCurrency = (currency: Currency | null, choices: number, what: 'budget' | 'transactions') => t('charts.inCurrency', currency?.unit ?? null, choices > 1, what);
 
 const budgetCurrencyOf = () => budgetCurrency;
 const transactionCurrencyOf = (rows: readonly Row[]) => {
   const codes = transactionCurrencyCodes(rows);
   return (row: Row) => transactionCurrency(row, codes);
 };
-const money = (word: string) => (currency: Currency | null) => `${word} (${currency?.unit ?? NO_CURRENCY})`;
+const money = (word: () => string) => (currency: Currency | null) => `${word()} (${currency?.unit ?? t('charts.noCurrencyUnit')})`;
 
 const CHARTS: ChartSpec[] = [
   {
-    id: 'budget-label', title: 'Budget by label', list: 'budget_item', byProject: 'project', noun: 'budget items',
-    currencyOf: budgetCurrencyOf, data: ({ rows }, currency) => budgetByLabel(rows, currency), horizontal: true, unit: money('Amount'), keyHeading: 'Budget label',
-    sentence: (currency, _, choices) => `Sum of budget item amounts per budget label, ${inCurrency(currency, choices, 'items')}.`,
+    id: 'budget-label', title: () => t('charts.budgetLabel'), list: 'budget_item', byProject: 'project', noun: 'budget',
+    currencyOf: budgetCurrencyOf, data: ({ rows }, currency) => budgetByLabel(rows, currency), horizontal: true, unit: money(() => t('charts.amount')), keyHeading: () => t('charts.budgetLabelKey'),
+    sentence: (currency, choices) => t('charts.budgetLabelSentence', inCurrency(currency, choices, 'budget')),
   },
   {
-    id: 'budget-year', title: 'Budget by year', list: 'budget_item', byProject: 'project', noun: 'budget items',
-    currencyOf: budgetCurrencyOf, data: ({ rows }, currency) => budgetByYear(rows, currency), horizontal: false, unit: money('Amount'), keyHeading: 'Year',
-    sentence: (currency, _, choices) => `Sum of budget item amounts per year in which the item's period starts, ${inCurrency(currency, choices, 'items')}.`,
+    id: 'budget-year', title: () => t('charts.budgetYear'), list: 'budget_item', byProject: 'project', noun: 'budget',
+    currencyOf: budgetCurrencyOf, data: ({ rows }, currency) => budgetByYear(rows, currency), horizontal: false, unit: money(() => t('charts.amount')), keyHeading: () => t('charts.year'),
+    sentence: (currency, choices) => t('charts.budgetYearSentence', inCurrency(currency, choices, 'budget')),
   },
   {
-    id: 'transactions', title: 'Transactions by type and year', list: 'transaction', byProject: 'project', noun: 'transactions',
+    id: 'transactions', title: () => t('charts.transactions'), list: 'transaction', byProject: 'project', noun: 'transactions',
     currencyOf: transactionCurrencyOf,
     data: ({ rows }, currency) => transactionsByTypeAndYear(rows, currency, transactionCurrencyCodes(rows)),
-    horizontal: false, unit: money('Value'), keyHeading: 'Year', seriesHeading: 'Transaction type',
-    sentence: (currency, _, choices) => `Sum of transaction values per year of the transaction date, stacked by transaction type, ${inCurrency(currency, choices, 'transactions')}.`,
+    horizontal: false, unit: money(() => t('charts.value')), keyHeading: () => t('charts.year'), seriesHeading: () => t('charts.transactionsSeries'),
+    sentence: (currency, choices) => t('charts.transactionsSentence', inCurrency(currency, choices, 'transactions')),
   },
   {
-    id: 'regions', title: 'Projects per recipient region', list: 'recipient_region', byProject: 'project', noun: 'recipient regions',
-    data: ({ rows }) => projectsPerRegion(rows), horizontal: true, unit: () => 'Projects', keyHeading: 'Region', seriesHeading: "The region's share of the project",
-    sentence: () => "Number of projects with a share in each recipient region, split by whether the region has all of the project (100 %) or part of it; a project counts once per region, whatever its share.",
+    id: 'regions', title: () => t('charts.regions'), list: 'recipient_region', byProject: 'project', noun: 'regions',
+    data: ({ rows }) => projectsPerRegion(rows), horizontal: true, unit: () => t('charts.projects'), keyHeading: () => t('charts.regionsKey'), seriesHeading: () => t('charts.regionsSeries'),
+    sentence: () => t('charts.regionsSentence'),
   },
   {
-    id: 'targets', title: 'Disaggregation targets per dimension value', list: 'disaggregation_target', byProject: 'period__indicator__result__project', noun: 'disaggregation targets',
-    data: ({ rows, names }) => targetsPerDimensionValue(rows, names), horizontal: true, unit: () => 'Targets', keyHeading: 'Dimension: value', names: true,
-    sentence: () =>
-      "Number of disaggregation targets set for each dimension value (counted, not added: each target is in its own indicator's unit).",
+    id: 'targets', title: () => t('charts.targets'), list: 'disaggregation_target', byProject: 'period__indicator__result__project', noun: 'targets',
+    data: ({ rows, names }) => targetsPerDimensionValue(rows, names), horizontal: true, unit: () => t('charts.targetsUnit'), keyHeading: () => t('charts.targetsKey'), names: true,
+    sentence: () => t('charts.targetsSentence'),
   },
 ];
 
-/** Whole numbers and money in short: 1.2M, 35k, 0.5 (not Plot's SI "500m"). */
-const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
-const exact = (value: number) => value.toLocaleString('en', { maximumFractionDigits: 2 });
-const titleOf = (data: ChartData) => (bar: Bar) => `${bar.key}${data.series.length > 1 ? ` — ${bar.series}` : ''}: ${exact(bar.value)}`;
+/** Whole numbers and money in short: 1.2M, 35k, 0.5 (not Plot's SI "500m"), as the language writes them. */
+const compact = (value: number) => num(value, { notation: 'compact', maximumFractionDigits: 1 });
+const titleOf = (data: ChartData) => (bar: Bar) => `${bar.key}${data.series.length > 1 ? ` — ${bar.series}` : ''}: ${num(bar.value)}`;
 
 function draw(plot: Plot, chart: ChartSpec, data: ChartData, unit: string, colours: string[], width: number): SVGSVGElement | HTMLElement {
   const color = { domain: data.series, range: colours };
@@ -119,9 +115,9 @@ function draw(plot: Plot, chart: ChartSpec, data: ChartData, unit: string, colou
       height: data.keys.length * 26 + 56,
       marginLeft,
       marginRight: 24,
-      ariaLabel: chart.title,
+      ariaLabel: chart.title(),
       color,
-      x: { label: unit, grid: true, tickFormat: (value: number) => compact.format(value), ticks: Math.max(2, Math.floor((width - marginLeft) / 80)) },
+      x: { label: unit, grid: true, tickFormat: compact, ticks: Math.max(2, Math.floor((width - marginLeft) / 80)) },
       y: { label: null, type: 'band', domain: data.keys },
       marks: [
         plot.axisY({ label: null, textOverflow: 'ellipsis', lineWidth: (marginLeft - 16) / 11 }),
@@ -133,7 +129,7 @@ function draw(plot: Plot, chart: ChartSpec, data: ChartData, unit: string, colou
   const rotate = data.keys.length > Math.floor(width / 48);
   // Rotated labels need about 14 pixels each: where there is less, every other (or third…), "No date" always.
   const step = Math.max(1, Math.ceil((data.keys.length * 14) / (width - 70)));
-  const undated = data.keys.at(-1) === NO_DATE ? data.keys.length - 1 : Infinity;
+  const undated = data.keys.at(-1) === noDate() ? data.keys.length - 1 : Infinity;
   const ticks = data.keys.filter((key, index) => index === undated || (index % step === 0 && index <= undated - step));
   return plot.plot({
     className: PLOT_CLASS,
@@ -142,10 +138,10 @@ function draw(plot: Plot, chart: ChartSpec, data: ChartData, unit: string, colou
     height: 300,
     marginLeft: 56,
     marginBottom: rotate ? 56 : 32,
-    ariaLabel: chart.title,
+    ariaLabel: chart.title(),
     color,
     x: { label: null, type: 'band', domain: data.keys, ticks, tickRotate: rotate ? -45 : 0 },
-    y: { label: unit, grid: true, tickFormat: (value: number) => compact.format(value) },
+    y: { label: unit, grid: true, tickFormat: compact },
     marks: [plot.barY(data.bars, { x: 'key', y: 'value', fill: 'series', order: data.series, title: titleOf(data) }), plot.ruleY([0])],
   });
 }
@@ -156,21 +152,34 @@ function draw(plot: Plot, chart: ChartSpec, data: ChartData, unit: string, colou
  */
 export function PlotDrawing({ draw }: { draw: (plot: Plot, width: number) => Element }) {
   const box = useRef<HTMLDivElement>(null);
+  const [failed, setFailed] = useState(false);
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     const target = box.current;
     if (!target) return;
     let current = true;
-    import('@observablehq/plot').then((plot) => {
-      if (!current) return;
-      const drawing = draw(plot, Math.max(280, target.clientWidth));
-      for (const style of drawing.querySelectorAll('style')) style.remove();
-      target.replaceChildren(drawing);
-    });
+    import('@observablehq/plot').then(
+      (plot) => {
+        if (!current) return;
+        const drawing = draw(plot, Math.max(280, target.clientWidth));
+        for (const style of drawing.querySelectorAll('style')) style.remove();
+        // Plot names its marks' groups ("bar", "rule", "x-axis tick") with aria-label on a plain
+        // <g>, which has no role that may be named (axe: aria-prohibited-attr): named groups they are.
+        for (const group of drawing.querySelectorAll('g[aria-label]:not([role])')) group.setAttribute('role', 'group');
+        target.replaceChildren(drawing);
+      },
+      () => current && setFailed(true),
+    );
     return () => {
       current = false;
     };
-  }, [draw]);
-  return <div ref={box} class="plot" />;
+  }, [draw, attempt]);
+  return (
+    <>
+      {failed && <Failure message={t('error.drawing')} retry={() => (setFailed(false), setAttempt((count) => count + 1))} />}
+      <div ref={box} class="plot" />
+    </>
+  );
 }
 
 interface DimensionValueName {
@@ -184,10 +193,9 @@ async function dimensionNames(project: string | null): Promise<DimensionNames> {
   const names = new Map<number, { dimension: string; value: string }>();
   let path: string | null = `/explorer/api/dimension-values/?${new URLSearchParams(project ? { name__project: project, limit: '1000' } : { limit: '1000' })}`;
   while (path) {
-    const answer: { ok: boolean; status: number; body: Page<DimensionValueName> } = await call<Page<DimensionValueName>>(path);
-    if (!answer.ok) throw new Error(messageOf(answer.body, answer.status));
-    for (const row of answer.body.results) names.set(row.id, { dimension: row.dimension, value: row.value });
-    path = answer.body.next;
+    const page: Page<DimensionValueName> = await get<Page<DimensionValueName>>(path);
+    for (const row of page.results) names.set(row.id, { dimension: row.dimension, value: row.value });
+    path = page.next;
   }
   return names;
 }
@@ -199,59 +207,62 @@ function Chart({ chart, project, read }: { chart: ChartSpec; project: string | n
   const [note, setNote] = useState<string>('');
   const [error, setError] = useState<string | null>(null);
   const [picked, setPicked] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     setRecords(null);
     setPicked(null);
+    setError(null);
+    setNote('');
     const query = new URLSearchParams(project ? { [chart.byProject]: project } : {});
     let current = true;
-    const progress = (done: number, count: number) => current && setNote(`Read ${done.toLocaleString('en')} of ${count.toLocaleString('en')} ${chart.noun}…`);
+    const progress = (done: number, count: number) => current && setNote(t('charts.reading', done, count, chart.noun));
     Promise.all([read(chart.list, query, progress), chart.names ? dimensionNames(project) : new Map()]).then(
       ([{ rows, count }, names]) => {
         if (!current) return;
         setRecords({ rows, count, names });
-        setNote(rows.length < count ? `The first ${rows.length.toLocaleString('en')} of ${count.toLocaleString('en')} ${chart.noun}: choose a project to see all of its.` : `${count.toLocaleString('en')} ${count === 1 ? chart.noun.replace(/s$/, '') : chart.noun}.`);
+        setNote(rows.length < count ? t('charts.first', rows.length, count, chart.noun) : t('charts.count', count, chart.noun));
       },
-      (failure: Error) => current && setError(failure.message),
+      (failure: unknown) => current && setError(messageOfFailure(failure)),
     );
     return () => {
       current = false;
     };
-  }, [chart.id, project]);
+  }, [chart.id, project, attempt]);
 
-  const choices = useMemo(() => (records && chart.currencyOf ? currencies(records.rows, chart.currencyOf(records.rows), chart.noun) : []), [records]);
+  const choices = useMemo(() => (records && chart.currencyOf ? currencies(records.rows, chart.currencyOf(records.rows)) : []), [records]);
   const currency = choices.find((choice) => choice.key === picked) ?? choices[0] ?? null;
   const data = useMemo(() => (records ? chart.data(records, currency?.key ?? '') : null), [records, currency?.key]);
   const unit = chart.unit(currency);
-  const colours = data ? (data.series.length > 1 ? coloursOf(data.series) : [PALETTE[0]]) : [];
+  const colours = data ? (data.series.length > 1 ? coloursOf(data.series, data.others) : [PALETTE[0]]) : [];
   const drawing = useMemo(() => (data ? (plot: Plot, width: number) => draw(plot, chart, data, unit, colours, width) : null), [data]);
   const stacked = Boolean(data && data.series.length > 1);
 
   return (
     <figure class="chart" aria-labelledby={`${chart.id}-title`} aria-describedby={`${chart.id}-sentence`} data-chart={chart.id}>
-      <figcaption id={`${chart.id}-title`}>{chart.title}</figcaption>
+      <figcaption id={`${chart.id}-title`}>{chart.title()}</figcaption>
       {records && (
         <p id={`${chart.id}-sentence`} class="small chart-sentence">
-          {chart.sentence(currency, records, choices.length)}
+          {chart.sentence(currency, choices.length)}
         </p>
       )}
-      <Status loading={!records && !error} error={error} />
+      <Status loading={!records && !error} error={error} retry={() => setAttempt((count) => count + 1)} />
       <p class="muted small">{note}</p>
       {choices.length > 0 && (
         <p class="small">
           <label>
-            Currency{' '}
+            {t('charts.currency')}{' '}
             <select name="currency" value={currency?.key} onChange={(event) => setPicked(event.currentTarget.value)}>
               {choices.map((choice) => (
-                <option value={choice.key}>{choice.label}</option>
+                <option value={choice.key}>{t('charts.choice', choice.title, choice.count, chart.noun)}</option>
               ))}
             </select>
           </label>
         </p>
       )}
-      {data && data.bars.length === 0 && <p class="muted">Nothing to show.</p>}
+      {data && data.bars.length === 0 && <p class="muted">{t('charts.nothing')}</p>}
       {stacked && (
-        <ul class="legend small" aria-label={chart.seriesHeading}>
+        <ul class="legend small" aria-label={chart.seriesHeading?.()}>
           {data!.series.map((series, index) => (
             <li data-series={series}>
               {/* The colour is set through the DOM (element.style), which the CSP allows; a style attribute it would not. */}
@@ -264,12 +275,12 @@ function Chart({ chart, project, read }: { chart: ChartSpec; project: string | n
       {data && data.bars.length > 0 && drawing && <PlotDrawing draw={drawing} />}
       {data && data.bars.length > 0 && (
         <details>
-          <summary>The numbers</summary>
+          <summary>{t('charts.numbers')}</summary>
           <table>
             <thead>
               <tr>
-                <th scope="col">{chart.keyHeading}</th>
-                {stacked && <th scope="col">{chart.seriesHeading}</th>}
+                <th scope="col">{chart.keyHeading()}</th>
+                {stacked && <th scope="col">{chart.seriesHeading?.()}</th>}
                 <th scope="col" class="number">
                   {unit}
                 </th>
@@ -284,7 +295,7 @@ function Chart({ chart, project, read }: { chart: ChartSpec; project: string | n
                       <tr>
                         <td>{bar.key}</td>
                         {stacked && <td>{bar.series}</td>}
-                        <td class="number">{exact(bar.value)}</td>
+                        <td class="number">{num(bar.value)}</td>
                       </tr>
                     )),
                 ),
@@ -303,7 +314,12 @@ export function Charts({ project, heading = true }: { project: string | null; he
     const reads = new Map<string, Promise<{ rows: Row[]; count: number }>>();
     return (list, query, progress) => {
       const key = `${list}?${query}`;
-      if (!reads.has(key)) reads.set(key, readAll(list, query, MOST, progress));
+      if (!reads.has(key)) {
+        const reading = readAll(list, query, MOST, progress);
+        // A failed read is not kept: Retry reads again.
+        reading.catch(() => reads.delete(key));
+        reads.set(key, reading);
+      }
       return reads.get(key)!;
     };
   }, [project]);
@@ -311,10 +327,10 @@ export function Charts({ project, heading = true }: { project: string | null; he
     <section aria-labelledby={heading ? 'charts-title' : undefined}>
       {heading && (
         <h1 id="charts-title" tabIndex={-1}>
-          Charts{project ? ` of project ${project}` : ''}
+          {project ? t('charts.ofProject', project) : t('charts.title')}
         </h1>
       )}
-      {heading && <p class="muted">{project ? 'Only this project\u2019s records.' : 'Every project you may see. Open a project (from any of its records) for its own.'}</p>}
+      {heading && <p class="muted">{project ? t('charts.onlyProject') : t('charts.everyProject')}</p>}
       <div class="charts">
         {CHARTS.map((chart) => (
           <Chart chart={chart} project={project} read={read} />

@@ -1,35 +1,52 @@
 /** The lists the service has, each with its count, and the ways further: charts, reports, the API reference. */
 import { useEffect, useState } from 'preact/hooks';
 import { call, type Page } from '../api';
-import { Link } from '../components';
+import { Failure, fill, Link } from '../components';
+import { num, t } from '../i18n';
 import type { ResourceSpec } from '../spec';
 
+/** A list's count as its card shows it; `null` while it is read, `failed` when it could not be. */
+type Count = { shown: string } | { failed: true } | null;
+
 export function Home({ specs }: { specs: Map<string, ResourceSpec> }) {
-  const [counts, setCounts] = useState<Record<string, string>>({});
+  const [counts, setCounts] = useState<Record<string, Count>>({});
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
+    const set = (name: string, count: Count) => setCounts((known) => ({ ...known, [name]: count }));
     for (const name of specs.keys()) {
+      if (counts[name] && !('failed' in counts[name])) continue;
+      set(name, null);
       call<Page>(`/rest/v1/${name}/?limit=1`).then(
-        (answer) => setCounts((known) => ({ ...known, [name]: answer.ok ? answer.body.count.toLocaleString('en') : answer.status === 403 ? 'sign in' : '—' })),
-        () => setCounts((known) => ({ ...known, [name]: '—' })),
+        (answer) => set(name, answer.ok ? { shown: num(answer.body.count) } : answer.status === 403 ? { shown: t('home.signInToCount') } : { failed: true }),
+        () => set(name, { failed: true }),
       );
     }
-  }, [specs]);
+  }, [specs, attempt]);
+  const read = Object.values(counts).filter((count) => count !== null);
+  const failed = read.some((count) => 'failed' in count);
   return (
     <section aria-labelledby="home-title">
-      <h1 id="home-title" tabIndex={-1}>Project data</h1>
+      <h1 id="home-title" tabIndex={-1}>{t('home.title')}</h1>
       <p class="lead">
-        Budgets, transactions, organisations, locations, results and more. Open a list to sort, filter and page through it, or look at the{' '}
-        <Link href="/explore/charts/">charts</Link> and download <Link href="/explore/reports/">reports</Link>. Developers: the <a href="/docs/">API reference</a>.
+        {fill(t('home.lead'), {
+          charts: <Link href="/explore/charts/">{t('home.charts')}</Link>,
+          reports: <Link href="/explore/reports/">{t('home.reports')}</Link>,
+          api: <a href="/docs/">{t('home.apiReference')}</a>,
+        })}
       </p>
-      <ul class="cards" data-complete={Object.keys(counts).length === specs.size ? '' : undefined}>
-        {[...specs.values()].map((spec) => (
-          <li>
-            <Link href={`/explore/${spec.name}/`} class="card">
-              <span class="card-title">{spec.title}</span>
-              <span class="card-count" data-count={spec.name}>{counts[spec.name] ?? '…'}</span>
-            </Link>
-          </li>
-        ))}
+      {failed && <Failure message={t('home.countsFailed')} retry={() => setAttempt((count) => count + 1)} />}
+      <ul class="cards" data-complete={read.length === specs.size ? '' : undefined}>
+        {[...specs.values()].map((spec) => {
+          const count = counts[spec.name];
+          return (
+            <li>
+              <Link href={`/explore/${spec.name}/`} class="card">
+                <span class="card-title">{spec.title}</span>
+                <span class="card-count" data-count={spec.name}>{!count ? '…' : 'failed' in count ? '—' : count.shown}</span>
+              </Link>
+            </li>
+          );
+        })}
       </ul>
     </section>
   );

@@ -8,10 +8,12 @@
  * empty values says so, and offers the filter that leaves them out.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { call, messageOf, session, type Page } from '../api';
-import { Link, recordPath, show, Status } from '../components';
+import { get, session, type Page } from '../api';
+import { fill, Link, recordPath, show, Status, useRead } from '../components';
+import { t } from '../i18n';
 import { navigate } from '../router';
 import type { FieldSpec, ResourceSpec } from '../spec';
+import { ListDownload } from './ListDownload';
 
 const PAGE_SIZES = [10, 30, 100, 500];
 const DEFAULT_LIMIT = 30;
@@ -20,13 +22,14 @@ const SEARCH = 'search';
 /** An explorer parameter, not the API's: the columns chosen, by name, separated by commas. */
 const COLUMNS = 'columns';
 
-/** Each lookup as a filter's menu says it (the API's own name is the option's value and tooltip). */
-const LOOKUP_NAMES: Record<string, string> = {
-  exact: '=', iexact: '= (any case)', contains: 'contains', icontains: 'contains (any case)',
-  startswith: 'starts with', istartswith: 'starts with (any case)', endswith: 'ends with', iendswith: 'ends with (any case)',
-  in: 'is one of', gt: '>', gte: '≥', lt: '<', lte: '≤', isnull: 'is empty', range: 'between',
+/** Each lookup as a filter's menu says it (the API's own name is the option's value and tooltip): a sign, or words. */
+const LOOKUP_SIGNS: Record<string, string> = { exact: '=', gt: '>', gte: '≥', lt: '<', lte: '≤' };
+const LOOKUP_WORDS = ['iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'in', 'isnull', 'range'] as const;
+const lookupName = (lookup: string) => {
+  const worded = LOOKUP_WORDS.find((name) => name === lookup);
+  return LOOKUP_SIGNS[lookup] ?? (worded ? t(`lookup.${worded}`) : lookup);
 };
-const PLACEHOLDERS: Record<string, string> = { in: 'a,b,c', range: 'from,to', isnull: 'True or False' };
+const placeholder = (lookup: string) => ({ in: 'a,b,c', range: t('list.placeholderRange'), isnull: t('list.placeholderIsNull') })[lookup];
 
 /**
  * The columns a list shows first, most telling first: the first three on a phone, more as the
@@ -112,9 +115,6 @@ const href = (path: string, params: URLSearchParams, changes: Record<string, str
 
 export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
   const params = url.searchParams;
-  const [page, setPage] = useState<Page | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
   const [filters, setFilters] = useState<Record<string, { lookup: string; value: string }>>({});
   const [search, setSearch] = useState(params.get(SEARCH) ?? '');
   const columns = columnsOf(spec);
@@ -126,28 +126,11 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
   const fitKey = `${spec.name} ${budget}`;
   const count = fitted?.key === fitKey ? fitted.count : budget;
 
+  // The page shown stays until the next one comes (no blink between pages); a failure shows Retry.
+  const { data: page, error, loading, retry } = useRead(() => get<Page>(`/rest/v1/${spec.name}/?${query}`), [spec.name, query]);
   useEffect(() => {
     setFilters(Object.fromEntries(columns.filter((field) => field.lookups.length).map((field) => [field.name, filterOf(field, params)])));
     setSearch(params.get(SEARCH) ?? '');
-    let current = true;
-    setLoading(true);
-    call<Page>(`/rest/v1/${spec.name}/?${query}`).then(
-      (answer) => {
-        if (!current) return;
-        setLoading(false);
-        if (answer.ok) {
-          setPage(answer.body);
-          setError(null);
-        } else {
-          setError(messageOf(answer.body, answer.status));
-          setPage(null);
-        }
-      },
-      (failure: Error) => current && (setLoading(false), setError(failure.message)),
-    );
-    return () => {
-      current = false;
-    };
   }, [spec.name, query]);
 
   const ordering = params.get('ordering') ?? '';
@@ -202,15 +185,17 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
     <section aria-labelledby="list-title">
       <div class="heading">
         <h1 id="list-title" tabIndex={-1}>{spec.title}</h1>
-        <p class="muted" aria-live="polite">{page ? `${page.count.toLocaleString('en')} record${page.count === 1 ? '' : 's'}` : ''}</p>
+        <p class="muted" aria-live="polite">{page ? t('list.records', page.count) : ''}</p>
+        {/* Beside the count: the whole list, not the page shown. */}
+        <ListDownload list={spec.name} query={apiQuery(spec, params)} />
       </div>
       <form id="filters" class="toolbar" onSubmit={applyFilters} role="search">
         <label>
-          Search text <input type="search" name="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} placeholder="in every text column" />
+          {t('list.search')} <input type="search" name="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} placeholder={t('list.searchPlaceholder')} />
         </label>
-        <button type="submit">Apply</button>
+        <button type="submit">{t('list.apply')}</button>
         <label>
-          Per page{' '}
+          {t('list.perPage')}{' '}
           <select value={String(limit)} onChange={(event) => navigate(href(path, params, { limit: event.currentTarget.value === String(DEFAULT_LIMIT) ? null : event.currentTarget.value, page: null }))}>
             {PAGE_SIZES.map((size) => (
               <option value={String(size)}>{size}</option>
@@ -218,26 +203,25 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
           </select>
         </label>
         <span class="spacer" />
-        <a href={`/rest/v1/${spec.name}/?${href('', apiQuery(spec, params), { format: 'csv' }).slice(1)}`}>CSV</a>
         <a href={`/rest/v1/${spec.name}/?${href('', apiQuery(spec, params), { format: 'json' }).slice(1)}`}>JSON</a>
-        {canWrite && <Link href={`${path}new/`} class="button">New {spec.title.toLowerCase()}</Link>}
+        {canWrite && <Link href={`${path}new/`} class="button">{t('list.new', spec.title)}</Link>}
       </form>
-      <Status loading={loading && !page} error={error} />
+      <Status loading={loading && !page} error={error} retry={retry} />
       {page && (
         <details class="chooser">
           <summary>
-            Columns <span class="muted">{`${visible.length} of ${columns.length} shown`}</span>
+            {t('list.columns')} <span class="muted">{t('list.columnsShown', visible.length, columns.length)}</span>
           </summary>
           <fieldset>
-            <legend>The columns to show</legend>
+            <legend>{t('list.columnsLegend')}</legend>
             {columns.map((field) => (
-              <label title={inUse.has(field.name) ? `${field.name}: shown while the list is ordered or filtered by it` : field.name}>
+              <label title={inUse.has(field.name) ? t('list.columnInUse', field.name) : field.name}>
                 <input type="checkbox" name="column" value={field.name} checked={visible.includes(field)} disabled={inUse.has(field.name)} onChange={(event) => choose(field.name, event.currentTarget.checked)} /> {field.title}
               </label>
             ))}
             {params.has(COLUMNS) && (
               <button type="button" class="secondary" onClick={() => navigate(href(path, params, { [COLUMNS]: null }), true)}>
-                The usual columns
+                {t('list.usualColumns')}
               </button>
             )}
           </fieldset>
@@ -245,18 +229,17 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
       )}
       {emptyFirst && orderedBy && (
         <p class="notice" role="note" data-note="empty-first">
-          Empty values come first in a descending order, as on RSR
-          {orderedBy.lookups.includes('isnull') ? (
-            <>
-              : add the filter <code>{`${leaveOut}=False`}</code> to leave them out. <Link href={href(path, params, { [leaveOut]: 'False', page: null })}>Leave out the empty {orderedBy.title.toLowerCase()} values</Link>
-            </>
-          ) : (
-            '.'
-          )}
+          {t('list.emptyFirst')}
+          {orderedBy.lookups.includes('isnull')
+            ? fill(t('list.emptyFirstFilter'), {
+                filter: <code>{`${leaveOut}=False`}</code>,
+                link: <Link href={href(path, params, { [leaveOut]: 'False', page: null })}>{t('list.leaveOutEmpty', orderedBy.title)}</Link>,
+              })
+            : '.'}
         </p>
       )}
       {page && (
-        <div class="table-wrap" ref={wrap} tabIndex={0} aria-label={`${spec.title} table`}>
+        <div class="table-wrap" ref={wrap} tabIndex={0} role="region" aria-label={t('list.table', spec.title)}>
           <table>
             <thead>
               <tr>
@@ -265,7 +248,7 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
                   return (
                     <th scope="col" aria-sort={sorted ?? 'none'} title={field.name} data-field={field.name}>
                       {field.orderable ? (
-                        <Link href={sortHref(field.name)} aria-label={`${field.title}: order ${sorted === 'ascending' ? 'descending' : 'ascending'}`}>
+                        <Link href={sortHref(field.name)} aria-label={sorted === 'ascending' ? t('list.orderDescending', field.title) : t('list.orderAscending', field.title)}>
                           {field.title} <span aria-hidden="true">{sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : ''}</span>
                         </Link>
                       ) : (
@@ -280,12 +263,12 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
                   <td>
                     {field.lookups.length > 0 && filters[field.name] && (
                       <span class="filter">
-                        <select form="filters" aria-label={`${field.title} filter lookup`} title={filters[field.name].lookup} value={filters[field.name].lookup} onChange={(event) => setFilters({ ...filters, [field.name]: { ...filters[field.name], lookup: event.currentTarget.value } })}>
+                        <select form="filters" aria-label={t('list.filterLookup', field.title)} title={filters[field.name].lookup} value={filters[field.name].lookup} onChange={(event) => setFilters({ ...filters, [field.name]: { ...filters[field.name], lookup: event.currentTarget.value } })}>
                           {field.lookups.map((lookup) => (
-                            <option value={lookup} title={lookup}>{LOOKUP_NAMES[lookup] ?? lookup}</option>
+                            <option value={lookup} title={lookup}>{lookupName(lookup)}</option>
                           ))}
                         </select>
-                        <input form="filters" aria-label={`${field.title} filter`} name={`filter-${field.name}`} placeholder={PLACEHOLDERS[filters[field.name].lookup]} value={filters[field.name].value} onInput={(event) => setFilters({ ...filters, [field.name]: { ...filters[field.name], value: event.currentTarget.value } })} />
+                        <input form="filters" aria-label={t('list.filter', field.title)} name={`filter-${field.name}`} placeholder={placeholder(filters[field.name].lookup)} value={filters[field.name].value} onInput={(event) => setFilters({ ...filters, [field.name]: { ...filters[field.name], value: event.currentTarget.value } })} />
                       </span>
                     )}
                   </td>
@@ -298,26 +281,28 @@ export function ListView({ spec, url }: { spec: ResourceSpec; url: URL }) {
                   {visible.map((field) => {
                     const value = row[field.name];
                     if (field.name === 'id') return <td><Link href={`${path}${row.id}/`} aria-label={`${spec.title} ${row.id}`}>{String(row.id)}</Link></td>;
+                    // A foreign key is an id: no thousands separator.
+                    const text = field.references && value !== null && value !== undefined ? String(value) : show(value);
                     const target = field.references ? recordPath(field.references, value) : null;
-                    return <td class={(field.type === 'number' || field.type === 'integer') && !field.references ? 'number' : undefined}>{target ? <Link href={target}>{show(value)}</Link> : show(value)}</td>;
+                    return <td class={(field.type === 'number' || field.type === 'integer') && !field.references ? 'number' : undefined}>{target ? <Link href={target}>{text}</Link> : text}</td>;
                   })}
                 </tr>
               ))}
             </tbody>
           </table>
-          {page.results.length === 0 && <p class="muted">No records match.</p>}
+          {page.results.length === 0 && <p class="muted">{t('list.noMatch')}</p>}
         </div>
       )}
       {page && pages > 1 && (
-        <nav class="pager" aria-label="Pages">
-          {current > 1 ? <Link href={pageHref(current - 1)} aria-label="Previous page">‹ Previous</Link> : <span class="muted">‹ Previous</span>}
+        <nav class="pager" aria-label={t('pager.pages')}>
+          {current > 1 ? <Link href={pageHref(current - 1)} aria-label={t('pager.previousPage')}>{t('pager.previous')}</Link> : <span class="muted">{t('pager.previous')}</span>}
           {shown.map((number, index) => (
             <>
               {index > 0 && number - shown[index - 1] > 1 && <span class="muted">…</span>}
-              {number === current ? <span aria-current="page" class="current">{number}</span> : <Link href={number === pages ? pageHref('last') : pageHref(number)} aria-label={number === pages ? `Last page, ${number}` : `Page ${number}`}>{String(number)}</Link>}
+              {number === current ? <span aria-current="page" class="current">{number}</span> : <Link href={number === pages ? pageHref('last') : pageHref(number)} aria-label={number === pages ? t('pager.lastPage', number) : t('pager.page', number)}>{String(number)}</Link>}
             </>
           ))}
-          {current < pages ? <Link href={pageHref(current + 1)} aria-label="Next page">Next ›</Link> : <span class="muted">Next ›</span>}
+          {current < pages ? <Link href={pageHref(current + 1)} aria-label={t('pager.nextPage')}>{t('pager.next')}</Link> : <span class="muted">{t('pager.next')}</span>}
         </nav>
       )}
     </section>

@@ -5,6 +5,8 @@
  */
 import { useState } from 'preact/hooks';
 import { call, messageOf, type Row } from '../api';
+import { messageOfFailure } from '../components';
+import { t } from '../i18n';
 import { type ResourceSpec, type WriteField } from '../spec';
 
 type Values = Record<string, string | boolean>;
@@ -37,14 +39,21 @@ export function RecordForm({ spec, record, onSaved, onCancel }: { spec: Resource
     setSaving(true);
     const changed = fields.filter((field) => !record || values[field.name] !== initialValue(field, record));
     const body = Object.fromEntries(changed.map((field) => [field.name, sent(field, values[field.name])]));
-    const answer = record ? await call<Row>(`/rest/v1/${spec.name}/${record.id}/`, 'PATCH', body) : await call<Row>(`/rest/v1/${spec.name}/`, 'POST', body);
+    let answer;
+    try {
+      answer = record ? await call<Row>(`/rest/v1/${spec.name}/${record.id}/`, 'PATCH', body) : await call<Row>(`/rest/v1/${spec.name}/`, 'POST', body);
+    } catch (failure) {
+      // Not sent (no answer): the form keeps what was typed, and its button sends it again.
+      setSaving(false);
+      return setMessage(messageOfFailure(failure));
+    }
     setSaving(false);
     if (answer.ok) return onSaved(answer.body);
     const errors = (answer.body ?? {}) as Record<string, unknown>;
     const perField = Object.fromEntries(Object.entries(errors).filter(([key]) => fields.some((field) => field.name === key)).map(([key, value]) => [key, ([] as string[]).concat(value as string[])]));
     setProblems(perField);
     const rest = Object.fromEntries(Object.entries(errors).filter(([key]) => !(key in perField)));
-    setMessage(Object.keys(rest).length ? messageOf(rest, answer.status) : Object.keys(perField).length ? 'Please correct the fields marked below.' : `The service answered ${answer.status}.`);
+    setMessage(Object.keys(rest).length ? messageOf(rest, answer.status) : Object.keys(perField).length ? t('form.correct') : t('error.status', answer.status));
   }
 
   return (
@@ -54,7 +63,7 @@ export function RecordForm({ spec, record, onSaved, onCancel }: { spec: Resource
         const id = `field-${field.name}`;
         const errorId = `${id}-error`;
         const invalid = problems[field.name] !== undefined;
-        const common = { id, name: field.name, 'aria-invalid': invalid ? ('true' as const) : undefined, 'aria-describedby': invalid ? errorId : undefined };
+        const common = { id, name: field.name, 'aria-required': field.required ? ('true' as const) : undefined, 'aria-invalid': invalid ? ('true' as const) : undefined, 'aria-describedby': invalid ? errorId : undefined };
         const set = (value: string | boolean) => setValues({ ...values, [field.name]: value });
         let input;
         if (field.type === 'boolean') input = <input type="checkbox" {...common} checked={values[field.name] === true} onChange={(event) => set(event.currentTarget.checked)} />;
@@ -75,7 +84,7 @@ export function RecordForm({ spec, record, onSaved, onCancel }: { spec: Resource
           <div class={`form-field${invalid ? ' invalid' : ''}`}>
             <label for={id}>
               {field.title}
-              {field.required && <span aria-hidden="true"> *</span>}
+              {field.required && <span aria-hidden="true" title={t('form.required')}> *</span>}
             </label>
             {input}
             {field.description && <small class="muted">{field.description}</small>}
@@ -88,10 +97,10 @@ export function RecordForm({ spec, record, onSaved, onCancel }: { spec: Resource
         );
       })}
       <div class="actions">
-        <button type="submit" disabled={saving}>{record ? 'Save' : 'Create'}</button>
+        <button type="submit" disabled={saving}>{record ? t('form.save') : t('form.create')}</button>
         {onCancel && (
           <button type="button" class="secondary" onClick={onCancel}>
-            Cancel
+            {t('common.cancel')}
           </button>
         )}
       </div>

@@ -2,59 +2,55 @@
  * One record with its fields labelled, foreign keys as links to the records they name, and, for a
  * signed-in editor, edit and delete (and, at `new`, the form to create one).
  */
-import { useEffect, useState } from 'preact/hooks';
-import { call, messageOf, session, type Row } from '../api';
-import { Link, recordPath, show, Status } from '../components';
+import { useState } from 'preact/hooks';
+import { call, get, messageOf, session, type Row } from '../api';
+import { Link, messageOfFailure, recordPath, show, Status, useRead } from '../components';
+import { t } from '../i18n';
 import { navigate } from '../router';
-import { label, type ResourceSpec } from '../spec';
+import type { ResourceSpec } from '../spec';
 import { RecordForm } from './RecordForm';
 
 export function NewRecord({ spec }: { spec: ResourceSpec }) {
   return (
     <section aria-labelledby="record-title">
-      <h1 id="record-title" tabIndex={-1}>New {spec.title.toLowerCase()}</h1>
-      {session.token() ? <RecordForm spec={spec} record={null} onSaved={(saved) => navigate(`/explore/${spec.name}/${saved.id}/`)} onCancel={() => history.back()} /> : <p>Sign in with an API token to create records.</p>}
+      <h1 id="record-title" tabIndex={-1}>{t('record.new', spec.title)}</h1>
+      {session.token() ? <RecordForm spec={spec} record={null} onSaved={(saved) => navigate(`/explore/${spec.name}/${saved.id}/`)} onCancel={() => history.back()} /> : <p>{t('record.signInToCreate')}</p>}
     </section>
   );
 }
 
 export function RecordView({ spec, id }: { spec: ResourceSpec; id: string }) {
-  const [record, setRecord] = useState<Row | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // A new record or id is a new view (main.tsx keys it), so this reads once, and again on Retry.
+  const { data: record, error, retry, set: setRecord } = useRead(() => get<Row>(`/rest/v1/${spec.name}/${id}/`), [spec.name, id]);
   const [editing, setEditing] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
 
-  useEffect(() => {
-    setRecord(null);
-    setEditing(false);
-    call<Row>(`/rest/v1/${spec.name}/${id}/`).then(
-      (answer) => (answer.ok ? (setRecord(answer.body), setError(null)) : setError(messageOf(answer.body, answer.status))),
-      (failure: Error) => setError(failure.message),
-    );
-  }, [spec.name, id]);
-
   async function remove() {
-    if (!confirm(`Delete ${spec.title.toLowerCase()} ${id}?`)) return;
-    const answer = await call(`/rest/v1/${spec.name}/${id}/`, 'DELETE');
-    if (answer.status === 204) navigate(`/explore/${spec.name}/`);
-    else setNotice(messageOf(answer.body, answer.status));
+    if (!confirm(t('record.confirmDelete', spec.title, id))) return;
+    try {
+      const answer = await call(`/rest/v1/${spec.name}/${id}/`, 'DELETE');
+      if (answer.status === 204) navigate(`/explore/${spec.name}/`);
+      else setNotice(messageOf(answer.body, answer.status));
+    } catch (failure) {
+      setNotice(messageOfFailure(failure));
+    }
   }
 
   const canWrite = spec.writes !== null && session.token() !== null;
   return (
     <section aria-labelledby="record-title">
-      <p class="breadcrumb">
+      <nav class="breadcrumb" aria-label={t('record.breadcrumb')}>
         <Link href={`/explore/${spec.name}/`}>{spec.title}</Link> › {id}
-      </p>
+      </nav>
       <h1 id="record-title" tabIndex={-1}>
         {spec.title} {id}
       </h1>
-      <Status loading={!record && !error} error={error} />
+      <Status loading={!record && !error} error={error} retry={retry} />
       {notice && <p class="error" role="alert">{notice}</p>}
       {record && canWrite && !editing && (
         <div class="actions">
-          <button type="button" onClick={() => setEditing(true)}>Edit</button>
-          <button type="button" class="danger" onClick={remove}>Delete</button>
+          <button type="button" onClick={() => setEditing(true)}>{t('record.edit')}</button>
+          <button type="button" class="danger" onClick={remove}>{t('record.delete')}</button>
         </div>
       )}
       {record && editing && (
@@ -77,7 +73,7 @@ export function RecordView({ spec, id }: { spec: ResourceSpec; id: string }) {
             return (
               <>
                 <dt>{field.title}</dt>
-                <dd data-field={field.name}>{target ? <Link href={target}>{`${label(field.references!)} ${show(value)}`}</Link> : show(value)}</dd>
+                <dd data-field={field.name}>{target ? <Link href={target}>{field.references === 'project' ? t('record.project', String(value)) : t('record.organisation', String(value))}</Link> : show(value)}</dd>
               </>
             );
           })}

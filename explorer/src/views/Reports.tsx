@@ -4,8 +4,9 @@
  * signed-in token and saved by the browser.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { call, download, messageOf, session, type Page } from '../api';
-import { Status } from '../components';
+import { call, download, get, session, type Page } from '../api';
+import { Status, useRead } from '../components';
+import { list, t } from '../i18n';
 
 interface Report {
   id: number;
@@ -17,12 +18,17 @@ interface Report {
   formats: { name: string; display_name: string }[];
 }
 
-const DATES: Record<string, string> = { period_start: 'Period start', period_end: 'Period end', start_date: 'Start date', end_date: 'End date' };
+const DATES: Record<string, () => string> = {
+  period_start: () => t('reports.periodStart'),
+  period_end: () => t('reports.periodEnd'),
+  start_date: () => t('reports.startDate'),
+  end_date: () => t('reports.endDate'),
+};
 /** Where a picker's names come from: the organisations' list, or the service's names of projects and programs. */
-const PICKERS: Record<string, { what: string; search: (text: string) => string; name: string }> = {
-  organisation: { what: 'Organisation', search: (text) => `/rest/v1/organisation/?${new URLSearchParams({ name__icontains: text, limit: '20' })}`, name: 'name' },
-  project: { what: 'Project', search: (text) => `/explorer/api/names/project/?${new URLSearchParams({ title: text })}`, name: 'title' },
-  program: { what: 'Program', search: (text) => `/explorer/api/names/program/?${new URLSearchParams({ title: text })}`, name: 'title' },
+const PICKERS: Record<string, { what: () => string; the: () => string; search: (text: string) => string; name: string }> = {
+  organisation: { what: () => t('reports.organisation'), the: () => t('reports.theOrganisation'), search: (text) => `/rest/v1/organisation/?${new URLSearchParams({ name__icontains: text, limit: '20' })}`, name: 'name' },
+  project: { what: () => t('reports.project'), the: () => t('reports.theProject'), search: (text) => `/explorer/api/names/project/?${new URLSearchParams({ title: text })}`, name: 'title' },
+  program: { what: () => t('reports.program'), the: () => t('reports.theProgram'), search: (text) => `/explorer/api/names/program/?${new URLSearchParams({ title: text })}`, name: 'title' },
 };
 
 /** The form asks for what the report is about first, then the period, then how. */
@@ -39,13 +45,17 @@ function Picker({ parameter, value, onInput }: { parameter: string; value: strin
   useEffect(() => {
     if (!picker || value.trim().length < 2 || /^\d+$/.test(value.trim())) return;
     const timer = setTimeout(() => {
-      call<Page>(picker.search(value.trim())).then((answer) => answer.ok && setOptions(answer.body.results.map((row) => `${String(row[picker.name])} (#${row.id})`)));
+      // Suggestions only: when they cannot be read, a name or an id is still typed in.
+      call<Page>(picker.search(value.trim())).then(
+        (answer) => answer.ok && setOptions(answer.body.results.map((row) => `${String(row[picker.name])} (#${row.id})`)),
+        () => setOptions([]),
+      );
     }, 200);
     return () => clearTimeout(timer);
   }, [value]);
   return (
     <label>
-      {picker?.what ?? parameter} <small class="muted">(a name, or an id)</small>
+      {picker?.what() ?? parameter} <small class="muted">{t('reports.nameOrId')}</small>
       <input name={parameter} list={picker ? listId : undefined} value={value} required onInput={(event) => onInput(event.currentTarget.value)} autoComplete="off" />
       {picker && (
         <datalist id={listId}>
@@ -72,13 +82,13 @@ function ReportForm({ report }: { report: Report }) {
       filled[parameter] = parameter in PICKERS ? idOf(value) : value;
     }
     const missing = report.parameters.filter((parameter) => parameter in PICKERS && !filled[parameter]);
-    if (missing.length) return setResult({ ok: false, text: `Choose the ${missing.join(' and ')} (a name from the list, or an id).` });
+    if (missing.length) return setResult({ ok: false, text: t('reports.choose', list(missing.map((parameter) => PICKERS[parameter].the()))) });
     const path = report.url.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(filled[name] ?? ''));
     setBusy(true);
     setResult(null);
     const outcome = await download(path);
     setBusy(false);
-    setResult(outcome.ok ? { ok: true, text: `Downloaded ${outcome.filename}.` } : { ok: false, text: outcome.message || `The service answered ${outcome.status}.` });
+    setResult(outcome.ok ? { ok: true, text: t('reports.downloaded', outcome.filename) } : { ok: false, text: outcome.message });
   }
 
   return (
@@ -90,7 +100,7 @@ function ReportForm({ report }: { report: Report }) {
           if (parameter === 'format') {
             return (
               <label>
-                Format
+                {t('reports.format')}
                 <select name="format" value={values.format} onChange={(event) => set('format', event.currentTarget.value)}>
                   {report.formats.map((format) => (
                     <option value={format.name}>{format.display_name}</option>
@@ -102,7 +112,7 @@ function ReportForm({ report }: { report: Report }) {
           if (parameter in DATES) {
             return (
               <label>
-                {DATES[parameter]}
+                {DATES[parameter]()}
                 <input type="date" name={parameter} value={values[parameter] ?? ''} onInput={(event) => set(parameter, event.currentTarget.value)} />
               </label>
             );
@@ -110,14 +120,14 @@ function ReportForm({ report }: { report: Report }) {
           if (parameter === 'comment') {
             return (
               <label class="inline">
-                <input type="checkbox" name="comment" checked={values.comment === 'true'} onChange={(event) => set('comment', event.currentTarget.checked ? 'true' : '')} /> With comments
+                <input type="checkbox" name="comment" checked={values.comment === 'true'} onChange={(event) => set('comment', event.currentTarget.checked ? 'true' : '')} /> {t('reports.withComments')}
               </label>
             );
           }
           return <Picker parameter={parameter} value={values[parameter] ?? ''} onInput={(value) => set(parameter, value)} />;
         })}
       </div>
-      <button type="submit" disabled={busy}>{busy ? 'Making the report…' : 'Download'}</button>
+      <button type="submit" disabled={busy}>{busy ? t('reports.making') : t('reports.download')}</button>
       {result && (
         <p class={result.ok ? 'success' : 'error'} role={result.ok ? 'status' : 'alert'}>
           {result.text}
@@ -128,16 +138,12 @@ function ReportForm({ report }: { report: Report }) {
 }
 
 export function Reports() {
-  const [reports, setReports] = useState<Report[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    call<Page<Report & { id: number }>>('/rest/v1/reports/?limit=100').then((answer) => (answer.ok ? setReports(answer.body.results) : setError(messageOf(answer.body, answer.status))));
-  }, []);
+  const { data: reports, error, retry } = useRead(() => get<Page<Report>>('/rest/v1/reports/?limit=100').then((page) => page.results), []);
   return (
     <section aria-labelledby="reports-title">
-      <h1 id="reports-title" tabIndex={-1}>Reports</h1>
-      {!session.token() && <p class="notice">Reports are for signed-in users: sign in with your API token above to download them.</p>}
-      <Status loading={!reports && !error} error={error} />
+      <h1 id="reports-title" tabIndex={-1}>{t('reports.title')}</h1>
+      {!session.token() && <p class="notice">{t('reports.signInNotice')}</p>}
+      <Status loading={!reports && !error} error={error} retry={retry} />
       {reports?.map((report) => (
         <ReportForm report={report} />
       ))}

@@ -5,8 +5,9 @@
  */
 import { PAGE_SIZE } from '../../query/list-query.ts';
 import type { Resource } from '../../resources/define.ts';
+import { LIST_FILE_TYPES, type ListFileFormat } from '../list-files.ts';
 import { jsonContent, ref, type Json } from './json.ts';
-import { listParameters, orderText } from './parameters.ts';
+import { listParameters, orderText, wholeListParameters } from './parameters.ts';
 import { errors, headers, LIST_CONTENT, NOT_MODIFIED } from './responses.ts';
 import { OPTIONAL_TOKEN, TOKEN } from './security.ts';
 import { INTEGER_RANGE, writeBody } from './write-schemas.ts';
@@ -23,7 +24,17 @@ function listRead(resource: Resource, suffixed: boolean): Json {
     tags: [name], operationId: suffixed ? `${name}_list_as` : `${name}_list`, summary: `${resource.title} list${suffixed ? ', in the format the suffix names' : ''}`, security: OPTIONAL_TOKEN,
     description: `${resource.description ? `${resource.description} ` : ''}One page of the records the caller may see (anonymous callers see none of private or unpublished projects), ${PAGE_SIZE} a page by default, ordered by ${orderText(resource)} unless \`ordering\` says otherwise, filtered by any field with the lookups listed.${suffixed ? ` The same as \`/rest/v1/${name}/?format=<format>\`.` : ''}`,
     parameters: listParameters(resource, 'page', suffixed),
-    responses: { 200: { description: 'One page of the records the caller may see.', headers: headers('ETag', 'Vary', 'Allow', 'Content-Disposition'), content: LIST_CONTENT(ref('schemas', `${name}_page`)) }, ...NOT_MODIFIED, ...errors(400, 403, 404, 429, 503) },
+    responses: { 200: { description: 'One page of the records the caller may see.', headers: headers('ETag', 'Vary', 'Allow', 'Link', 'Content-Disposition'), content: LIST_CONTENT(ref('schemas', `${name}_page`)) }, ...NOT_MODIFIED, ...errors(400, 403, 404, 429, 503) },
+  };
+}
+
+function wholeListRead(resource: Resource, format: ListFileFormat): Json {
+  const name = resource.name;
+  return {
+    tags: [name], operationId: `${name}_download_${format}`, summary: `${resource.title} list, whole, as ${format === 'csv' ? 'CSV' : 'an Excel workbook'}`, security: OPTIONAL_TOKEN,
+    description: `Every record of the list the caller may see, with the list's filters and ordering (no page), as a file sent as it is read: one column per field in the API's order, nested values as JSON text${format === 'xlsx' ? ', numbers and dates as such, the records going on in another sheet past a sheet\'s 1,048,575 rows' : ''}. A caller may have as many downloads at once as large pages (429 beyond).`,
+    parameters: wholeListParameters(resource, format),
+    responses: { 200: { description: 'The whole list, as an attachment.', headers: headers('Vary', 'Content-Disposition', 'X-Total-Count'), content: { [LIST_FILE_TYPES[format].split(';')[0]]: { schema: { type: 'string' } } } }, ...errors(400, 403, 404, 429, 503) },
   };
 }
 
@@ -111,7 +122,7 @@ function legacyRead(resource: Resource): Json {
     tags: [name], operationId: `${name}_legacy_list`, summary: `${resource.title} list, the older offset interface`, security: OPTIONAL_TOKEN,
     description: "The original's older interface: the same records, filters and order as the list, from `offset` on, in a `{meta, objects}` envelope.",
     parameters: listParameters(resource, 'offset'),
-    responses: { 200: { description: 'The records from `offset` on.', headers: headers('ETag', 'Vary', 'Content-Disposition'), content: LIST_CONTENT(ref('schemas', `${name}_legacy_page`)) }, ...NOT_MODIFIED, ...errors(400, 403, 404, 429, 503) },
+    responses: { 200: { description: 'The records from `offset` on.', headers: headers('ETag', 'Vary', 'Link', 'Content-Disposition'), content: LIST_CONTENT(ref('schemas', `${name}_legacy_page`)) }, ...NOT_MODIFIED, ...errors(400, 403, 404, 429, 503) },
   };
 }
 
@@ -131,5 +142,7 @@ export function resourcePaths(resource: Resource): Record<string, Json> {
     [`/rest/v1/${name}/{id}/`]: detail,
     [`/rest/v1/${name}/{id}.{format}`]: { parameters: [ID, SUFFIX], get: recordRead(resource, true) },
     [`/api/v1/${name}/`]: { get: legacyRead(resource) },
+    [`/download/${name}.csv`]: { get: wholeListRead(resource, 'csv') },
+    [`/download/${name}.xlsx`]: { get: wholeListRead(resource, 'xlsx') },
   };
 }

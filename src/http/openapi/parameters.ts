@@ -17,6 +17,8 @@ export const PARAMETERS: Record<string, Json> = {
   filter: { name: 'filter', in: 'query', required: false, description: "Filters as a Python dictionary literal, e.g. `{'title__icontains':'water'}`.", schema: { type: 'string' } },
   exclude: { name: 'exclude', in: 'query', required: false, description: 'Records matching this dictionary are left out.', schema: { type: 'string' } },
   q_filter1: { name: 'q_filter1', in: 'query', required: false, description: 'Dictionaries `q_filter1`, `q_filter2`, … combined with OR.', schema: { type: 'string' } },
+  bom: { name: 'bom', in: 'query', required: false, description: 'CSV only: start the file with a UTF-8 byte order mark, for Excel on Windows (default false).', schema: { type: 'boolean' } },
+  delimiter: { name: 'delimiter', in: 'query', required: false, description: 'CSV only: what separates cells: `,` (default), `;` (for Excel where the decimal mark is a comma), or `tab`.', schema: { type: 'string', enum: [',', ';', 'tab'] } },
   if_none_match: { name: 'If-None-Match', in: 'header', required: false, description: 'The ETag of a copy the caller holds: 304 without a body while it is current.', schema: { type: 'string' } },
 };
 
@@ -74,9 +76,18 @@ function orderingParameter(resource: Resource): Json {
   };
 }
 
+/** The filters of a list and its ordering, as every way of reading it takes them. */
+const selection = (resource: Resource) => [orderingParameter(resource), ref('parameters', 'filter'), ref('parameters', 'exclude'), ref('parameters', 'q_filter1'), ...filterParameters(resource)];
+const csvOptions = [ref('parameters', 'bom'), ref('parameters', 'delimiter')];
+
 /** The list's query; `suffixed`: the format is the path's, not `?format=`. */
 export function listParameters(resource: Resource, paging: 'page' | 'offset', suffixed = false): Json[] {
   const paged = paging === 'page' ? [ref('parameters', 'page')] : [ref('parameters', 'offset')];
   const format = suffixed ? [] : [ref('parameters', 'format')];
-  return [...paged, ref('parameters', 'limit'), orderingParameter(resource), ...format, ref('parameters', 'filter'), ref('parameters', 'exclude'), ref('parameters', 'q_filter1'), ...filterParameters(resource), ref('parameters', 'if_none_match')];
+  return [...paged, ref('parameters', 'limit'), ...format, ...selection(resource), ...csvOptions, ref('parameters', 'if_none_match')];
+}
+
+/** A whole-list download's query: the list's filters and ordering, no page; the CSV options for CSV. */
+export function wholeListParameters(resource: Resource, format: 'csv' | 'xlsx'): Json[] {
+  return [...selection(resource), ...(format === 'csv' ? csvOptions : [])];
 }

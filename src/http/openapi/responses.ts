@@ -13,6 +13,8 @@ export const HEADERS: Record<string, Json> = {
   Location: { description: "The new record's URL.", required: true, schema: { type: 'string', format: 'uri' } },
   'Retry-After': { description: 'Seconds to wait before trying again: always with 429; with 503 unless a query was stopped for taking too long.', schema: { type: 'integer', minimum: 1 } },
   'Content-Disposition': { description: 'The file name to save the body as: `attachment; filename="…"` (CSV answers and report files; not the HTML preview of a report).', schema: { type: 'string' } },
+  Link: { description: 'The neighbouring pages of a list (RFC 8288): `<url>; rel="next"`, `<url>; rel="prev"`, as the body\'s `next` and `previous`; absent on a list of one page.', schema: { type: 'string' } },
+  'X-Total-Count': { description: 'How many records the whole list held when its download began.', required: true, schema: { type: 'integer', minimum: 0 } },
   'Set-Cookie': { description: '`<did>=True; Path=/` when the request named a download id (`did`): a page waiting for the file sees that it came.', schema: { type: 'string' } },
 };
 export const headers = (...names: string[]) => Object.fromEntries(names.map((name) => [name, ref('headers', name)]));

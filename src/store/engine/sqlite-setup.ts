@@ -37,11 +37,17 @@ export function configure(handle: SQLite.Database, options: { readonly: boolean;
 /** How a statement hands its rows over: objects (Kysely), arrays (our reads), or the first value. */
 export type RowMode = 'objects' | 'arrays' | 'value';
 
-/** Statements kept per connection. */
-const STATEMENTS_KEPT = 1000;
+/**
+ * Statements kept per connection. A compiled statement holds 30–100 KiB of SQLite's memory outside
+ * the JavaScript heap (freed only when its object is collected), and every connection keeps its
+ * own: a worker's four connections at a thousand each grew its RSS by a few hundred MiB over half
+ * an hour of varied filters (BENCHMARKS.md, "Hours without drift"). The texts that recur are far
+ * fewer: most recently used first, these many are kept.
+ */
+const STATEMENTS_KEPT = 200;
 
 /**
- * Statements prepared once per SQL text and row mode, the `size` most recently made kept: the
+ * Statements prepared once per SQL text and row mode, the `size` most recently used kept: the
  * same few texts recur on every request, and a connection runs one statement at a time.
  */
 export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT): ((text: string, mode: RowMode) => SQLite.Statement) & { statements: ReadonlyMap<string, unknown>; size: number } {
@@ -49,13 +55,16 @@ export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT):
   const prepared = (text: string, mode: RowMode) => {
     const key = `${mode}|${text}`;
     let statement = statements.get(key);
-    if (!statement) {
+    if (statement) {
+      // Moved to the end: the first in the map is the one least recently used.
+      statements.delete(key);
+    } else {
       if (statements.size >= size) statements.delete(statements.keys().next().value as string);
       statement = handle.prepare(text);
       if (mode === 'arrays') statement.raw(true);
       if (mode === 'value') statement.pluck(true);
-      statements.set(key, statement);
     }
+    statements.set(key, statement);
     return statement;
   };
   return Object.assign(prepared, { statements, size });

@@ -32,7 +32,8 @@ const WITHIN_PROJECTS = 1000;
 export type WhereMatches = (resource: Resource, caller: Caller, filters: FilterTree, most: number) => Promise<{ projects: number[]; rows: number } | null>;
 
 export class SqlPages {
-  private readonly statements = new VersionedCache<CompiledQuery>();
+  /** A thousand: keyed by values too, most are never asked for again (the answers are kept apart, http/response-cache.ts). */
+  private readonly statements = new VersionedCache<CompiledQuery>({ maxEntries: 1000 });
   private readonly engine: Engine;
   /** How many records the table holds (an administrator's unfiltered count). */
   private readonly tableSize: (resource: Resource) => Promise<number>;
