@@ -70,7 +70,8 @@ for (const store of testStores()) {
         const started = Date.now();
         const hostile = await request(server.base, `/rest/v1/project_custom_field/?value__contains=${'a'.repeat(40)}b`);
         assert.deepEqual([hostile.status, hostile.body], [503, TIMEOUT_BODY]);
-        assert.ok(Date.now() - started < 1000);
+        // Stopped, not finished: the scan itself would take minutes (a busy CI machine took over a second to answer).
+        assert.ok(Date.now() - started < 10_000, `answered after ${Date.now() - started} ms`);
       } else {
         // PostgreSQL stops any statement past statement_timeout, waiting for a lock included:
         // the table held by another transaction stands for a statement that runs too long.
