@@ -7,7 +7,6 @@
  * holds exactly what the backup file holds.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +19,9 @@ import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
 import { createToken, createUser } from '../src/store/users.ts';
-import { runCli, startCliServer, type RunningServer } from './support/cli.ts';
+import { onTerminal, runCli, startCliServer, type RunningServer } from './support/cli.ts';
 import { request, testStores, type TestStore } from './support/server.ts';
 
-const BIN = new URL('../bin/rsr-api.mjs', import.meta.url).pathname;
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 /** The servers here are about backups, not shedding load: a machine busy with other work must not make them answer 503. */
 const SERVER_ENV = { MAX_EVENT_LOOP_DELAY_MS: '60000' };
@@ -178,18 +176,6 @@ async function backupWhileWriting(url: string, file: string, setup: Awaited<Retu
     await writes.stop();
     await server.stop();
   }
-}
-
-/** A command run on a pseudo-terminal (util-linux `script`), as a person at a terminal runs it; all it drew. */
-function onTerminal(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', [process.execPath, BIN, ...args].join(' '), '/dev/null'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
 }
 
 for (const store of testStores()) {

@@ -4,28 +4,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { spawn } from 'node:child_process';
 import { COMMANDS, commandHelp, commandUsage, overallUsage } from '../src/commands/help.ts';
 import { DATASET_FILES } from '../src/resources/index.ts';
-import { runCli, startCliServer } from './support/cli.ts';
+import { onTerminal, runCli, startCliServer } from './support/cli.ts';
 import { FIXTURE, request } from './support/server.ts';
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'rsr-cli-'));
-const BIN = new URL('../bin/rsr-api.mjs', import.meta.url).pathname;
 /** A progress line in a log: "  link.json: 1,000 records… 40% of 23,400 records". */
 const PROGRESS_LINE = /^ {2}.+: [\d,]+ records… \d+% of [\d.,]+ (kB|MB|records)$/;
-
-/** A command run on a pseudo-terminal (util-linux `script`), as a person at a terminal runs it; all it drew. */
-function onTerminal(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', [process.execPath, BIN, ...args].join(' '), '/dev/null'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 describe('command line', () => {
   test('serve --demo fills an empty database, says where it listens and how much it holds; keys only to a terminal', async () => {

@@ -32,9 +32,9 @@ for (const store of testStores()) {
       ({ url, drop } = await store.create());
       assert.equal((await runCli(['import', FIXTURE], { DATABASE_URL: url })).code, 0);
       key = (await runCli(['token', 'create', '--email', 'ana@example.org'], { DATABASE_URL: url })).stdout.trim();
-      // Started as an operator sizing its heap would: Node's options reach the workers and their threads.
+      // Started as an operator sizing its heap and stack traces would: Node's options reach the workers; threads take only those they may.
       // Metrics both ways: on the primary's own listener (METRICS_PORT, any free port here) and, with the token, on the API's port.
-      server = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4', METRICS_PORT: '0', METRICS_TOKEN: 'm' }, 60_000, false, ['--max-old-space-size=1024']);
+      server = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4', METRICS_PORT: '0', METRICS_TOKEN: 'm' }, 60_000, false, ['--max-old-space-size=1024', '--stack-trace-limit=50']);
       primary = Number(/"pid":(\d+),"hostname":"[^"]*","msg":"rsr-api listening on/.exec(server.output())?.[1]);
     });
     after(async () => {
@@ -50,7 +50,7 @@ for (const store of testStores()) {
       assert.deepEqual([...answeredBy(server.output())].sort(), [1, 2]);
     });
 
-    test('reports are made on their threads when the server was started with a V8 heap option', async () => {
+    test('reports are made on their threads when the server was started with a V8 heap option and a per-process one', async () => {
       for (let index = 0; index < 2; index += 1) {
         const response = await fetch(`${server.base}/py-reports/organisation/1/org-projects-overview/?format=pdf`, { headers: { authorization: `Token ${key}`, connection: 'close' } });
         assert.equal(response.status, 200, await response.clone().text());

@@ -4,6 +4,18 @@ import net from 'node:net';
 
 const BIN = new URL('../../bin/rsr-api.mjs', import.meta.url).pathname;
 
+/** A command run on a pseudo-terminal (util-linux `script`), as a person at a terminal runs it; all it drew. */
+export function onTerminal(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', [process.execPath, BIN, ...args].join(' '), '/dev/null'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
 export interface CliResult {
   code: number | null;
   stdout: string;
