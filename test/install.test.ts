@@ -205,6 +205,22 @@ describe('a production install', () => {
     }
   });
 
+  test('without the explorer built (a production install from the repository), its pages answer 503 saying how to build it; the lists serve', async () => {
+    const built = join(app, 'dist/explorer');
+    renameSync(built, `${built}-away`);
+    const installed = await serve(bin, { DATABASE_URL: database('installed.sqlite') });
+    try {
+      const page = await get(installed.base, '/');
+      assert.deepEqual([page.status, page.type, JSON.parse(page.body.toString())], [503, 'application/json', {
+        detail: 'The explorer is not built: a production install (npm ci --omit=dev) leaves it out; npm ci, or npm run build:explorer where the dev packages are installed, builds it.',
+      }]);
+      assert.equal((await get(installed.base, '/rest/v1/keyword/?format=json')).status, 200);
+    } finally {
+      await installed.stop();
+      renameSync(`${built}-away`, built);
+    }
+  });
+
   test('a dist/ older than the sources is not run: the sources through tsx instead, or without tsx a refusal that says why', async () => {
     const source = join(app, 'src/cli.ts');
     const { atime, mtime } = statSync(source);
@@ -226,7 +242,7 @@ describe('a production install', () => {
     }
   });
 
-  test("the image's pruning (no tsx, only the fonts the reports embed) leaves what serves lists, PDF and Excel reports", async () => {
+  test("the image's pruning (no tsx nor pino-pretty, only the fonts the reports embed) leaves what serves lists, PDF and Excel reports", async () => {
     const fontsBefore = size(join(app, 'node_modules/@fontsource'));
     const modulesBefore = size(join(app, 'node_modules'));
     const pruned = await command(process.execPath, [join(app, 'scripts/prune-production.mjs')], app);
@@ -234,10 +250,14 @@ describe('a production install', () => {
     process.stderr.write(`# pruned as in the image: node_modules ${mb(modulesBefore)} -> ${mb(size(join(app, 'node_modules')))}, @fontsource ${mb(fontsBefore)} -> ${mb(size(join(app, 'node_modules/@fontsource')))}\n`);
     assert.equal(existsSync(join(app, 'node_modules/tsx')), false);
     assert.equal(existsSync(join(app, 'node_modules/esbuild')), false);
+    assert.equal(existsSync(join(app, 'node_modules/pino-pretty')), false);
     assert.equal(existsSync(join(app, 'node_modules/better-sqlite3/deps')), false);
     assert.ok(size(join(app, 'node_modules/@fontsource')) < fontsBefore / 4);
-    const installed = await serve(bin, { DATABASE_URL: database('installed.sqlite'), NODE_ENV: 'production' });
+    // Without pino-pretty, pretty logs fall back to JSON lines and say so.
+    const installed = await serve(bin, { DATABASE_URL: database('installed.sqlite'), NODE_ENV: 'production', LOG_FORMAT: 'pretty' });
     try {
+      assert.match(installed.output(), /rsr-api: LOG_FORMAT=pretty needs the package pino-pretty, which is not installed: logging JSON lines\n/);
+      assert.match(installed.output(), /\{"level":30,"time":"[^"]+",.*"msg":"[^"]*listening on http/);
       await sameAsSources(installed);
       const auth = { authorization: `Token ${key}` };
       const project = JSON.parse((await get(installed.base, '/rest/v1/link/?format=json&limit=1')).body.toString()).results[0].project;

@@ -167,6 +167,7 @@ for (const store of testStores()) {
       assert.equal(hits('counts') + hits('project_counts'), value(families, 'rsr_api_count_cache_requests_total', { result: 'hit' }));
       assert.ok(hits('project_counts') >= 1, 'budget items are counted per project');
       assert.ok(value(families, 'rsr_api_cache_entries', { cache: 'statements' }) >= 1);
+      if (store.name === 'sqlite') assert.ok(hits('statements') >= 1, 'the main connection found a statement it had prepared');
       assert.equal(value(families, 'rsr_api_cache_weight', { cache: 'responses' }), value(families, 'rsr_api_response_cache_bytes'));
     });
 

@@ -16,10 +16,10 @@ import { readDataset } from '../src/store/dataset-files.ts';
 import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { FIXTURE, testStores } from './support/server.ts';
 
-/** The schema as version 7 left it, with the fixture's data. */
 /** Columns migration 13 adds to organisations. */
 const ORGANISATION_COLUMNS = ['iati_prefixes', 'content_owner', 'original', 'password_policy', 'codelist'];
 
+/** The schema as version 7 left it, with the fixture's data. */
 async function asVersionSeven(engine: Engine): Promise<void> {
   await migrate(engine);
   await importRecords(engine, readDataset(FIXTURE));
@@ -31,19 +31,22 @@ async function asVersionSeven(engine: Engine): Promise<void> {
   await sql`drop table change_log`.execute(engine.db);
   await sql`drop table if exists id_sequence`.execute(engine.db); // SQLite's sequences (migration 12)
   for (const column of ORGANISATION_COLUMNS) await sql`alter table organisation drop column ${sql.ref(column)}`.execute(engine.db); // migration 13
+  await sql`alter table api_token drop column last_used_at`.execute(engine.db); // migration 14
   await engine.db.deleteFrom('schema_migration').where('version', '>=', 8).execute();
 }
 
 for (const store of testStores()) {
   describe(`upgrade from schema version 7 (${store.name})`, () => {
-    test('applies 8 to 13 in turn, fills the project kept on deep records and adds the organisation columns', async () => {
+    test('applies 8 to 14 in turn, fills the project kept on deep records, adds the organisation columns and when a key was last used', async () => {
       const database = await store.create();
       const engine = openEngine(database.url);
       try {
         await asVersionSeven(engine);
-        assert.deepEqual(await migrate(engine), [8, 9, 10, 11, 12, 13]);
+        assert.deepEqual(await migrate(engine), [8, 9, 10, 11, 12, 13, 14]);
         const organisation = (await engine.db.introspection.getTables()).find((table) => table.name === 'organisation')!;
         for (const column of ORGANISATION_COLUMNS) assert.ok(organisation.columns.some((each) => each.name === column), column);
+        const keys = (await engine.db.introspection.getTables()).find((table) => table.name === 'api_token')!;
+        assert.ok(keys.columns.some((each) => each.name === 'last_used_at'));
         for (const entity of TABLES.filter(carriesProject)) {
           const rows = await engine.db.selectFrom(entity.table).select((eb) => [eb.fn.countAll().as('all'), eb.fn.count(PROJECT_COLUMN).as('kept')]).executeTakeFirstOrThrow();
           assert.ok(Number(rows.all) > 0, entity.table);

@@ -78,28 +78,44 @@ for (const store of testStores()) {
       assert.deepEqual([nobody.code, nobody.stdout, nobody.stderr], [1, '', 'rsr-api: no user with e-mail nobody@example.org\n']);
     });
 
-    test('token list: id, user and when each key was made (no part of a key is stored to show)', async () => {
+    test('token list: id, user, when each key was made and last used (no part of a key is stored to show)', async () => {
       const key = await cli('token', 'create', '--email', 'ana@example.org');
       keys.ana = key.stdout.trim();
-      const engine = openEngine(env.DATABASE_URL);
-      const made = new Map<number, string>();
-      try {
-        for (const row of await engine.db.selectFrom('api_token').select(['id', 'created_at']).execute()) made.set(Number(row.id), String(row.created_at));
-      } finally {
-        await engine.close();
-      }
-      const at = (id: number) => renderTimestamp(made.get(id) as string, 'UTC').replace(/\.\d+/, '');
-      assert.match(at(1), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      const stored = async () => {
+        const engine = openEngine(env.DATABASE_URL);
+        try {
+          return await engine.db.selectFrom('api_token').select(['id', 'created_at', 'last_used_at']).orderBy('id').execute();
+        } finally {
+          await engine.close();
+        }
+      };
+      const rows = await stored();
+      const shown = (value: unknown) => (value === null ? 'never' : renderTimestamp(String(value), 'UTC').replace(/\.\d+/, ''));
+      const at = (id: number, column: 'created_at' | 'last_used_at') => shown(rows.find((row) => Number(row.id) === id)![column]);
+      assert.match(at(1, 'created_at'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      // Cy's key answered requests in the test before; Ana's is new.
+      assert.match(at(1, 'last_used_at'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      assert.equal(at(2, 'last_used_at'), 'never');
       const all = await cli('token', 'list');
       assert.deepEqual([all.code, all.stderr], [0, '']);
       assert.equal(all.stdout, [
-        'id  user  email            created',
-        `1   3     cy@example.org   ${at(1)}`,
-        `2   1     ana@example.org  ${at(2)}`,
+        'id  user  email            created               last used',
+        `1   3     cy@example.org   ${at(1, 'created_at')}  ${at(1, 'last_used_at')}`,
+        `2   1     ana@example.org  ${at(2, 'created_at')}  never`,
         '',
       ].join('\n'));
+
+      // Ana's first request is noted at once; the next ones within five minutes are not written.
+      const before = Date.now();
+      assert.equal((await get(keys.ana)).status, 200);
+      const first = (await stored())[1].last_used_at;
+      const noted = Date.parse(renderTimestamp(String(first), 'UTC'));
+      assert.ok(noted >= before - 1000 && noted <= Date.now(), `${first} is when the key was used`);
+      assert.equal((await get(keys.ana)).status, 200);
+      assert.equal((await stored())[1].last_used_at, first);
+
       const ana = await cli('token', 'list', '--email', 'ana@example.org');
-      assert.equal(ana.stdout, ['id  user  email            created', `2   1     ana@example.org  ${at(2)}`, ''].join('\n'));
+      assert.equal(ana.stdout, ['id  user  email            created               last used', `2   1     ana@example.org  ${at(2, 'created_at')}  ${shown(first)}`, ''].join('\n'));
       const nobody = await cli('token', 'list', '--email', 'nobody@example.org');
       assert.deepEqual([nobody.code, nobody.stdout, nobody.stderr], [1, '', 'rsr-api: no user with e-mail nobody@example.org\n']);
     });

@@ -109,7 +109,7 @@ export const COMMANDS: Record<string, Command> = {
   token: {
     overview: [
       ['token create --email E', 'print a new API key for the user (shown this once, stored hashed)'],
-      ['token list [--email E]', 'the keys (id, user, created), of every user or of one'],
+      ['token list [--email E]', 'the keys (id, user, created, last used), of every user or of one'],
       ['token revoke (KEY | --id N | --email E)', 'remove one key, or every key of a user'],
     ],
     actions: ['create', 'list', 'revoke'],
@@ -130,10 +130,10 @@ export const COMMANDS: Record<string, Command> = {
   },
 };
 
-const ENVIRONMENT = `environment (README, Configuration):
+const ENVIRONMENT = `environment (docs/operations.md, Configuration):
   PORT (8000)  HOST (127.0.0.1)  DATABASE_URL (sqlite:./data/rsr.sqlite, or postgres://user:password@host:5432/name)
-  DATABASE_POOL_SIZE (10)  WORKERS (one per CPU)  TIME_ZONE (Europe/Stockholm)  TRUST_PROXY (off)  ALLOWED_HOSTS (any)
-  LOG_LEVEL (info)  LOG_FORMAT (pretty in a terminal, else json)  CORS_ORIGINS (none)
+  DATABASE_POOL_SIZE (10)  WORKERS (one per CPU the process may use)  TIME_ZONE (Europe/Stockholm)
+  TRUST_PROXY (off)  ALLOWED_HOSTS (any)  LOG_LEVEL (info)  LOG_FORMAT (pretty in a terminal, else json)  CORS_ORIGINS (none)
   METRICS_PORT (none: /metrics on no listener of its own)  METRICS_HOST (127.0.0.1)  METRICS_TOKEN (none: no /metrics on PORT)
   RATE_LIMIT (off, e.g. 600/minute)  REQUEST_TIMEOUT (30 s)  HEADERS_TIMEOUT (10 s)  KEEP_ALIVE_TIMEOUT (65 s)
   STATEMENT_TIMEOUT_MS (10000)  MAX_EVENT_LOOP_DELAY_MS (200)  SHUTDOWN_TIMEOUT (25 s)

@@ -69,9 +69,10 @@ export async function tokenCommand(engine: Engine, action: string | undefined, k
       return;
     case 'list': {
       const tokens = await listTokens(engine, values.email === undefined ? undefined : text(values, 'email'));
-      // The stored instant in TIME_ZONE, to the second.
+      // A stored instant in TIME_ZONE, to the second.
       const created = (canonical: string) => renderTimestamp(canonical, timeZone).replace(/\.\d+/, '');
-      process.stdout.write(`${table(['id', 'user', 'email', 'created'], tokens.map((token) => [String(token.id), String(token.user), token.email, created(token.created)]))}\n`);
+      const rows = tokens.map((token) => [String(token.id), String(token.user), token.email, created(token.created), token.lastUsed === null ? 'never' : created(token.lastUsed)]);
+      process.stdout.write(`${table(['id', 'user', 'email', 'created', 'last used'], rows)}\n`);
       return;
     }
     case 'revoke': {

@@ -31,7 +31,7 @@ const TYPES: Record<string, string> = {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 
-const notBuilt = () => new ApiError(503, { detail: 'The explorer is not built: run `npm run build:explorer`.' }, false);
+const notBuilt = () => new ApiError(503, { detail: 'The explorer is not built: a production install (npm ci --omit=dev) leaves it out; npm ci, or npm run build:explorer where the dev packages are installed, builds it.' }, false);
 
 interface Files {
   page: Buffer;

@@ -2,8 +2,9 @@
  * The service's log (pino, as Fastify uses): one JSON object per line on stdout, or pretty lines
  * for a person at a terminal (pino-pretty, LOG_FORMAT=pretty). Secrets are blanked (redact.ts).
  */
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { Config } from '../config.ts';
 import { REDACTED_PATHS } from './redact.ts';
 
@@ -32,8 +33,22 @@ export function createLogger(options: LogOptions, destination?: DestinationStrea
   if (destination) return pino(settings, destination);
   // In this thread, not a worker: a worker's flush at exit would wait forever on a terminal that
   // has gone away (SIGHUP), where a write here just fails.
-  if (options.logFormat === 'pretty') return pino(settings, pretty({ ...PRETTY, sync: true }));
+  const pretty = options.logFormat === 'pretty' ? loadPretty() : undefined;
+  if (pretty) return pino(settings, pretty({ ...PRETTY, sync: true }));
   // Written without waiting: lines logged while a write is under way go out together with the
   // next one (a request's line costs no system call of its own); pino flushes what is left at exit.
   return pino(settings, pino.destination({ dest: 1, sync: false }));
+}
+
+/**
+ * pino-pretty, loaded only when asked for: the container image leaves it out
+ * (scripts/prune-production.mjs), and there LOG_FORMAT=pretty falls back to JSON lines, saying so.
+ */
+function loadPretty(): typeof PinoPretty | undefined {
+  try {
+    return createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+  } catch {
+    process.stderr.write('rsr-api: LOG_FORMAT=pretty needs the package pino-pretty, which is not installed: logging JSON lines\n');
+    return undefined;
+  }
 }

@@ -180,5 +180,7 @@ export const apiToken: Entity = {
     user: fk('user', { required: true, filter: 'no-one' }),
     key_hash: text({ required: true, blank: false, maxLength: 64, unique: true, orderable: false, filter: 'no-one' }),
     created_at: timestamp({ required: true, filter: 'no-one' }),
+    // Noted by authentication at most every few minutes (users.ts, callerForKey).
+    last_used_at: timestamp({ null: true, filter: 'no-one' }),
   },
 };

@@ -3,9 +3,10 @@
  * inside a transaction, and is recorded in `schema_migration`; `migrate` is safe to run again.
  */
 import type { Kysely } from 'kysely';
-import { storedFields, type Entity } from '../resources/define.ts';
+import { storedFields, type Entity, type StoredField } from '../resources/define.ts';
 import { ENTITY_BY_TABLE, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
+import * as support from '../resources/support.ts';
 import { sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Dialect, Engine } from './engine/index.ts';
 import { carriesProject, insertRows, PROJECT_COLUMN } from './columns.ts';
@@ -169,6 +170,13 @@ const MIGRATIONS: Migration[] = [
       for (const column of ['iati_prefixes', 'content_owner', 'original', 'password_policy', 'codelist']) {
         await addMissingColumn(db, 'organisation', column, engine.dialect.columnType(fields.get(column)!));
       }
+    },
+  },
+  {
+    version: 14,
+    name: 'when each API key was last used',
+    async up(db, engine) {
+      await addMissingColumn(db, 'api_token', 'last_used_at', engine.dialect.columnType(support.apiToken.fields.last_used_at as StoredField));
     },
   },
 ];

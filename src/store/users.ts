@@ -122,21 +122,52 @@ export async function setUserActive(engine: Engine, email: string, active: boole
 
 /**
  * A key as `token list` shows it. Only its hash is stored, so no part of the key itself can be
- * shown; its id names it (token revoke --id). When it was last used is not recorded.
+ * shown; its id names it (token revoke --id). `lastUsed` is exact to USE_NOTED_EVERY_MS.
  */
 export interface TokenListing {
   id: number;
   user: number;
   email: string;
   created: string;
+  lastUsed: string | null;
 }
 
 /** Every key, or those of one user, in id order. */
 export async function listTokens(engine: Engine, email?: string): Promise<TokenListing[]> {
   let query = engine.db.selectFrom('api_token as k').innerJoin('user as u', 'u.id', 'k.user')
-    .select(['k.id as id', 'k.user as user', 'u.email as email', 'k.created_at as created']).orderBy('k.id');
+    .select(['k.id as id', 'k.user as user', 'u.email as email', 'k.created_at as created', 'k.last_used_at as last_used']).orderBy('k.id');
   if (email !== undefined) query = query.where('k.user', '=', await userIdByEmail(engine, email));
-  return (await query.execute()).map((row) => ({ id: Number(row.id), user: Number(row.user), email: String(row.email), created: String(engine.dialect.fromDb(support.apiToken.fields.created_at as StoredField, row.created)) }));
+  return (await query.execute()).map((row) => ({
+    id: Number(row.id),
+    user: Number(row.user),
+    email: String(row.email),
+    created: storedTime(engine, 'created_at', row.created) as string,
+    lastUsed: storedTime(engine, 'last_used_at', row.last_used),
+  }));
+}
+
+const storedTime = (engine: Engine, field: 'created_at' | 'last_used_at', value: unknown) =>
+  engine.dialect.fromDb(support.apiToken.fields[field] as StoredField, value) as string | null;
+
+/**
+ * A key's use is written at most this often: enough for an operator deciding which keys are
+ * dead, without a write on the hot path of every authenticated request.
+ */
+export const USE_NOTED_EVERY_MS = 5 * 60 * 1000;
+
+/**
+ * Notes that a key was used now, unless it was noted less than USE_NOTED_EVERY_MS ago. A
+ * database that cannot take the write (a full disk, a read-only replica) does not refuse the
+ * key: the note is left for a later request.
+ */
+async function noteUse(engine: Engine, id: number, lastUsed: string | null): Promise<void> {
+  const now = nowCanonical();
+  if (lastUsed !== null && Date.parse(now) - Date.parse(lastUsed) < USE_NOTED_EVERY_MS) return;
+  try {
+    await updateRecord(engine, engine.db, support.apiToken, id, { last_used_at: now });
+  } catch {
+    // Deliberately silent: see above.
+  }
 }
 
 export type KeyCheck = { caller: Caller } | { problem: 'invalid' | 'inactive' };
@@ -147,12 +178,13 @@ export async function callerForKey(engine: Engine, key: string): Promise<KeyChec
   const user = await db
     .selectFrom('api_token as k')
     .innerJoin('user as u', 'u.id', 'k.user')
-    .select(['u.id as id', 'u.is_active as is_active', 'u.is_admin as is_admin', 'u.is_superuser as is_superuser'])
+    .select(['u.id as id', 'u.is_active as is_active', 'u.is_admin as is_admin', 'u.is_superuser as is_superuser', 'k.id as key', 'k.last_used_at as last_used'])
     .where('k.key_hash', '=', hashOf(key))
     .executeTakeFirst();
   if (!user) return { problem: 'invalid' };
   const flag = (value: unknown) => userFlag(engine, value);
   if (!flag(user.is_active)) return { problem: 'inactive' };
+  await noteUse(engine, Number(user.key), storedTime(engine, 'last_used_at', user.last_used));
   const employments = (await db.selectFrom('employment').selectAll().where('user', '=', user.id).execute())
     .map((row) => fromColumns(support.employment, dialect, row as Row));
   const organisations = new Map<number, Set<string>>();

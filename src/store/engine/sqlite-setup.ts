@@ -3,6 +3,7 @@
  * threads' alike (sqlite-readers.ts), and the messages between them.
  */
 import type SQLite from 'better-sqlite3';
+import type { CacheFigures } from '../caches.ts';
 
 /** Thrown inside a statement that ran past its time (rsr_within_time). */
 export class StatementTimeout extends Error {
@@ -39,10 +40,10 @@ export type RowMode = 'objects' | 'arrays' | 'value';
 
 /**
  * Statements kept per connection. A compiled statement holds 30–100 KiB of SQLite's memory outside
- * the JavaScript heap (freed only when its object is collected), and every connection keeps its
- * own: a worker's four connections at a thousand each grew its RSS by a few hundred MiB over half
- * an hour of varied filters (BENCHMARKS.md, "Hours without drift"). The texts that recur are far
- * fewer: most recently used first, these many are kept.
+ * the JavaScript heap, freed only when its object is collected, and every connection keeps its
+ * own. The texts that recur are far fewer than those a day of varied filters brings: most
+ * recently used first, these many are kept (a reader thread collects the ones it drops,
+ * sqlite-thread.ts).
  */
 const STATEMENTS_KEPT = 200;
 
@@ -50,15 +51,25 @@ const STATEMENTS_KEPT = 200;
  * Statements prepared once per SQL text and row mode, the `size` most recently used kept: the
  * same few texts recur on every request, and a connection runs one statement at a time.
  */
-export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT): ((text: string, mode: RowMode) => SQLite.Statement) & { statements: ReadonlyMap<string, unknown>; size: number } {
+export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT): ((text: string, mode: RowMode) => SQLite.Statement) & {
+  statements: ReadonlyMap<string, unknown>;
+  size: number;
+  figures(): CacheFigures;
+  /** Statements dropped so far: each holds its compiled form until its object is collected. */
+  dropped(): number;
+} {
   const statements = new Map<string, SQLite.Statement>();
+  let hits = 0;
+  let misses = 0;
   const prepared = (text: string, mode: RowMode) => {
     const key = `${mode}|${text}`;
     let statement = statements.get(key);
     if (statement) {
+      hits += 1;
       // Moved to the end: the first in the map is the one least recently used.
       statements.delete(key);
     } else {
+      misses += 1;
       if (statements.size >= size) statements.delete(statements.keys().next().value as string);
       statement = handle.prepare(text);
       if (mode === 'arrays') statement.raw(true);
@@ -67,7 +78,7 @@ export function statementCache(handle: SQLite.Database, size = STATEMENTS_KEPT):
     statements.set(key, statement);
     return statement;
   };
-  return Object.assign(prepared, { statements, size });
+  return Object.assign(prepared, { statements, size, figures: () => ({ entries: statements.size, hits, misses, weight: 0 }), dropped: () => misses - statements.size });
 }
 
 /** A statement for a reader thread. */

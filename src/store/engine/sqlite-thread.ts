@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import { releaseHeapWhenIdle } from '../../ops/heap-release.ts';
+import { releaseHeap, releaseHeapWhenIdle } from '../../ops/heap-release.ts';
 import { configure, statementCache, StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 
 const { path, timeoutMs } = workerData as { path: string; timeoutMs: number };
@@ -18,6 +18,21 @@ const prepared = statementCache(handle);
 // A deep page's or a long count's rows grow the heap; given back when the thread is idle.
 let reads = 0;
 releaseHeapWhenIdle(() => reads);
+
+/**
+ * A statement dropped from the cache keeps its compiled form (30–100 KiB outside the heap) until
+ * its object is collected, and V8 does not count that memory: this thread's heap grows too
+ * little for V8 to collect often, so dropped statements piled up (a worker's RSS grew for as long
+ * as new filters came). Once as many have been dropped as the cache holds, a collection frees them.
+ */
+let collectedAt = 0;
+let collecting = false;
+function collectDroppedStatements(): void {
+  if (collecting || prepared.dropped() - collectedAt < prepared.size) return;
+  collecting = true;
+  collectedAt = prepared.dropped();
+  releaseHeap(() => (collecting = false));
+}
 
 parentPort?.on('message', ({ id, sql, parameters, ids }: ReadRequest) => {
   reads += 1;
@@ -37,6 +52,7 @@ parentPort?.on('message', ({ id, sql, parameters, ids }: ReadRequest) => {
     reply = { id, error: { message, code, timedOut: error instanceof StatementTimeout } };
   } finally {
     deadline = Infinity;
+    setImmediate(collectDroppedStatements); // after the answer is sent
   }
   parentPort?.postMessage(reply);
 });

@@ -10,7 +10,6 @@ import { accessSync, constants, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
-import { sizeOnly } from '../caches.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, timed, type Columns, type Database, type Engine, type EngineOptions, type StorageFault } from './engine.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { sqliteIds } from './sqlite-ids.ts';
@@ -135,7 +134,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     poolStats: () => null,
     statementCache: () => ({
       name: 'statements', holds: "a prepared statement of the main connection (each reader thread keeps its own)", key: 'row form, SQL text', bound: `${statements.prepared.size.toLocaleString('en')} statements`, stale: 'never (no data in it)',
-      figures: sizeOnly(statements.prepared.statements),
+      figures: statements.prepared.figures,
     }),
     async close() {
       await readers?.close();
