@@ -188,6 +188,8 @@ describe('a production install', () => {
   test('npm ci --omit=dev installs no dev package, and prepare goes on without Vite, saying the explorer is not built', () => {
     assert.equal(prepared.code, 0, prepared.stderr);
     assert.match(prepared.stdout + prepared.stderr, /Vite is not installed \(a production install\): the explorer is not built/);
+    // No deprecated package, and every install script approved or denied (package.json allowScripts).
+    assert.doesNotMatch(prepared.stderr, /npm warn (deprecated|install-scripts)/);
     for (const dev of ['vite', 'typescript', 'eslint', 'dependency-cruiser']) assert.equal(existsSync(join(app, 'node_modules', dev)), false, dev);
     for (const needed of ['fastify', 'fastify-plugin', 'better-sqlite3', 'exceljs']) assert.ok(existsSync(join(app, 'node_modules', needed)), needed);
   });
