@@ -22,19 +22,22 @@ const heapSize = () => getHeapStatistics().total_heap_size;
  * Watches `activity` (a count that grows with every request or message the thread takes) and
  * releases the heap when the count has not grown for a whole IDLE_MS and the heap has grown since
  * it was last released (what it holds then is mostly garbage not yet collected, so its use says
- * little). Returns the stop.
+ * little). `released` is told of each release once it is done. Returns the stop.
  */
-export function releaseHeapWhenIdle(activity: () => number, idleMs = IDLE_MS): () => void {
+export function releaseHeapWhenIdle(activity: () => number, idleMs = IDLE_MS, released: () => void = () => undefined): () => void {
   let seen = activity();
-  let released = heapSize();
+  let sizeReleased = heapSize();
   const timer = setInterval(() => {
     const now = activity();
     if (now !== seen) {
       seen = now;
       return;
     }
-    if (heapSize() - released < GROWTH_BYTES) return;
-    releaseHeap(() => (released = heapSize()));
+    if (heapSize() - sizeReleased < GROWTH_BYTES) return;
+    releaseHeap(() => {
+      sizeReleased = heapSize();
+      released();
+    });
   }, idleMs);
   timer.unref();
   return () => clearInterval(timer);
