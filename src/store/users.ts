@@ -153,7 +153,7 @@ const storedTime = (engine: Engine, field: 'created_at' | 'last_used_at', value:
  * A key's use is written at most this often: enough for an operator deciding which keys are
  * dead, without a write on the hot path of every authenticated request.
  */
-export const USE_NOTED_EVERY_MS = 5 * 60 * 1000;
+const USE_NOTED_EVERY_MS = 5 * 60 * 1000;
 
 /**
  * Notes that a key was used now, unless it was noted less than USE_NOTED_EVERY_MS ago. A
