@@ -46,6 +46,21 @@ describe('values kept per version of their tables', () => {
     assert.deepEqual([cache.size, cache.weighs], [0, 0]);
     assert.deepEqual([cache.hits, cache.misses], [3, 4]);
   });
+
+  test('go once unused for their idle time, found or not; an entry found meanwhile stays', async () => {
+    let now = 0;
+    const cache = new VersionedCache<string>({ idleMs: 1000, now: () => now });
+    await cache.get(1, 'asked again', async () => 'a');
+    await cache.get(1, 'asked once', async () => 'b');
+    now = 600;
+    assert.equal(await cache.peek(1, 'asked again'), 'a');
+    now = 1050; // 'asked once' unused for 1050 ms, 'asked again' for 450
+    assert.equal(cache.peek(2, 'another'), undefined);
+    assert.deepEqual([cache.size, await cache.peek(1, 'asked again'), cache.peek(1, 'asked once')], [1, 'a', undefined]);
+    now = 2100; // idle for 1050 ms: gone at the next lookup, with its weight
+    assert.equal(cache.peek(1, 'other'), undefined);
+    assert.deepEqual([cache.size, cache.weighs], [0, 0]);
+  });
 });
 
 for (const store of testStores()) {

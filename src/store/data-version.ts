@@ -122,11 +122,23 @@ export async function projectsChanged(engine: Engine, table: string, from: numbe
 
 const MAX_ENTRIES = 5000;
 
+/**
+ * An entry unused this long goes, whatever room is left. Under a steady load a cache keyed by
+ * filter values then holds what that load asked for lately, not everything it ever asked for until
+ * the bound: its memory stops growing once this long has passed, and an idle server gives back
+ * what it computed for callers who left.
+ */
+export const IDLE_MS = 5 * 60_000;
+
 /** How many values a cache keeps, and optionally how much of them: each value weighs `weigh(value)`. */
 export interface CacheLimits<T> {
   maxEntries?: number;
   maxWeight?: number;
   weigh?: (value: T) => number;
+  /** How long an entry may go unused before it goes (IDLE_MS). */
+  idleMs?: number;
+  /** The clock (milliseconds), for tests. */
+  now?: () => number;
 }
 
 interface CacheEntry<T> {
@@ -134,6 +146,8 @@ interface CacheEntry<T> {
   value: Promise<T>;
   /** What the value weighs once computed (0 before). */
   weight: number;
+  /** When it was last found or made (the cache's clock). */
+  used: number;
 }
 
 /**
@@ -146,7 +160,11 @@ export class VersionedCache<T> {
   private readonly maxEntries: number;
   private readonly maxWeight: number;
   private readonly weigh: (value: T) => number;
+  private readonly idleMs: number;
+  private readonly now: () => number;
   private weight = 0;
+  /** When entries unused for idleMs were last looked for. */
+  private swept: number;
   /** Values found current, and values computed (for the metrics). */
   hits = 0;
   misses = 0;
@@ -155,6 +173,9 @@ export class VersionedCache<T> {
     this.maxEntries = limits.maxEntries ?? MAX_ENTRIES;
     this.maxWeight = limits.maxWeight ?? Infinity;
     this.weigh = limits.weigh ?? (() => 0);
+    this.idleMs = limits.idleMs ?? IDLE_MS;
+    this.now = limits.now ?? Date.now;
+    this.swept = this.now();
   }
 
   get size(): number {
@@ -171,16 +192,19 @@ export class VersionedCache<T> {
     return { entries: this.entries.size, hits: this.hits, misses: this.misses, weight: this.weight };
   }
 
-  /** The most entries it keeps, and the most weight where it weighs them (caches.ts, `bound`). */
-  get limits(): { entries: number; weight: number } {
-    return { entries: this.maxEntries, weight: this.maxWeight };
+  /** The most entries it keeps, the most weight where it weighs them, and how long one may go unused (caches.ts, `bound`). */
+  get limits(): { entries: number; weight: number; idleMs: number } {
+    return { entries: this.maxEntries, weight: this.maxWeight, idleMs: this.idleMs };
   }
 
   /** The value kept for `key` at `version`, if there is one (computed or being computed). */
   peek(version: number, key: string): Promise<T> | undefined {
+    const now = this.now();
+    this.dropIdle(now);
     const cached = this.entries.get(key);
     if (cached?.version !== version) return undefined;
     this.hits += 1;
+    cached.used = now;
     return cached.value;
   }
 
@@ -194,7 +218,7 @@ export class VersionedCache<T> {
     // Re-inserted, so that the oldest entry in the map is the one longest not recomputed.
     if (cached) this.drop(key, cached);
     if (this.entries.size >= this.maxEntries) this.dropOldest();
-    const entry: CacheEntry<T> = { version, value: computing, weight: 0 };
+    const entry: CacheEntry<T> = { version, value: computing, weight: 0, used: this.now() };
     this.entries.set(key, entry);
     computing.then(
       (value) => {
@@ -213,6 +237,16 @@ export class VersionedCache<T> {
   private drop(key: string, entry: CacheEntry<T>): void {
     this.entries.delete(key);
     this.weight -= entry.weight;
+  }
+
+  /**
+   * Drops the entries unused for idleMs, looking a tenth of that apart: a walk of the whole map
+   * (a few thousand entries at most) every 30 s of use, so an entry goes within 1.1 × idleMs.
+   */
+  private dropIdle(now: number): void {
+    if (now - this.swept < this.idleMs / 10) return;
+    this.swept = now;
+    for (const [key, entry] of this.entries) if (now - entry.used > this.idleMs) this.drop(key, entry);
   }
 
   private dropOldest(): void {

@@ -16,6 +16,7 @@ export const LIST_TABLES = "a write to any table the resource's answers are read
 
 /** A VersionedCache as the registry describes it (caches.ts). */
 export function describeVersioned(name: string, cache: Pick<VersionedCache<unknown>, 'limits' | 'figures'>, holds: string, key: string, stale: string, unit = ''): CacheDescription {
-  const { entries, weight } = cache.limits;
-  return { name, holds, key, bound: `${entries.toLocaleString('en')} entries${Number.isFinite(weight) ? `, ${weight.toLocaleString('en')} ${unit}` : ''}`, stale, figures: () => cache.figures() };
+  const { entries, weight, idleMs } = cache.limits;
+  const most = `${entries.toLocaleString('en')} entries${Number.isFinite(weight) ? `, ${weight.toLocaleString('en')} ${unit}` : ''}`;
+  return { name, holds, key, bound: `${most}; an entry unused for ${idleMs / 60_000} minutes goes`, stale, figures: () => cache.figures() };
 }
