@@ -24,7 +24,7 @@ RUN npm run build && node scripts/prune-production.mjs
 FROM node:24-bookworm-slim
 # WORKERS=1: one process per container, scaled with replicas (and the smallest memory per
 # container); an operator who gives a container several CPUs sets WORKERS (docs/operations.md).
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 LOG_FORMAT=json WORKERS=1
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 LOG_FORMAT=json WORKERS=1 MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

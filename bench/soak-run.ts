@@ -84,6 +84,8 @@ export interface ProcessFigures {
   dbHandles: number;
   /** Its threads: a report thread, while one runs, is one more (and 60–100 MiB more RSS). */
   threads: number;
+  /** Idle samples: its descriptors by what they lead to (a file's path, `socket`, `pipe`, `anon_inode`), to name one kept. */
+  kinds?: Record<string, number>;
 }
 
 export interface Sample {
@@ -188,13 +190,16 @@ function tcpSockets(): Map<string, { local: number; remote: number }> {
  */
 type Database = { file: string } | { port: number; clients: ReadonlySet<number>; sockets: Map<string, { local: number; remote: number }> };
 
-function figures(pid: number, database: Database): ProcessFigures {
+function figures(pid: number, database: Database, withKinds = false): ProcessFigures {
   let fds = 0;
   let dbHandles = 0;
+  const kinds: Record<string, number> = {};
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     fds += 1;
     try {
       const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      const kind = target.replace(/:\[\d+\]$/, '');
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
       if ('file' in database) {
         if (target === database.file) dbHandles += 1;
         continue;
@@ -206,7 +211,12 @@ function figures(pid: number, database: Database): ProcessFigures {
     }
   }
   const threads = Number(/Threads:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  return { pid, rssMiB: Math.round(rssMiB(pid) * 10) / 10, fds, dbHandles, threads };
+  return { pid, rssMiB: Math.round(rssMiB(pid) * 10) / 10, fds, dbHandles, threads, ...(withKinds ? { kinds } : {}) };
+}
+
+/** What a process holds idle at the end beyond what it held idle at the start, by kind of descriptor ('' where nothing). */
+function keptKinds(start: Record<string, number>, end: Record<string, number>): string {
+  return Object.entries(end).filter(([kind, count]) => count > (start[kind] ?? 0)).map(([kind, count]) => `${count - (start[kind] ?? 0)} × ${kind}`).join(', ');
 }
 
 /** The primary's workers: its children that run rsr-api (from the sources, tsx may start one of its own). */
@@ -376,12 +386,12 @@ export async function soak(given: Partial<SoakOptions> = {}): Promise<SoakReport
       let fiveXx = 0;
       const sample = async (phase: Sample['phase']) => {
         const { database, connections } = await where();
+        const seconds = Math.round((performance.now() - loadStarted) / 100) / 10;
+        // Descriptors before /metrics is asked: its connection may not be closed yet right after.
+        const idle = phase.startsWith('idle');
+        const [primary, ...each] = [running.pid, ...workerPids(running.pid)].map((pid) => figures(pid, database, idle));
         const { heapTotalMiB } = await inside(base, metricsToken);
-        const taken: Sample = {
-          seconds: Math.round((performance.now() - loadStarted) / 100) / 10, phase,
-          primary: figures(running.pid, database), workers: workerPids(running.pid).map((pid) => figures(pid, database)),
-          dbConnections: connections, answers, fiveXx, heapTotalMiB,
-        };
+        const taken: Sample = { seconds, phase, primary, workers: each, dbConnections: connections, answers, fiveXx, heapTotalMiB };
         answers = 0;
         fiveXx = 0;
         samples.push(taken);
@@ -532,6 +542,7 @@ export async function soak(given: Partial<SoakOptions> = {}): Promise<SoakReport
       ];
       const descriptors = processes.map(([name, of]) => ({
         process: name,
+        kept: keptKinds(of(idleStart)?.kinds ?? {}, of(idleEnd)?.kinds ?? {}),
         fds: { start: of(idleStart)?.fds ?? -1, end: of(idleEnd)?.fds ?? -1, maxMeasured: Math.max(...measured.map((taken) => of(taken)?.fds ?? 0)) },
         dbHandles: { start: of(idleStart)?.dbHandles ?? -1, end: of(idleEnd)?.dbHandles ?? -1, maxMeasured: Math.max(...measured.map((taken) => of(taken)?.dbHandles ?? 0)) },
       }));
@@ -555,9 +566,9 @@ export async function soak(given: Partial<SoakOptions> = {}): Promise<SoakReport
         // A write in flight when the load stops may be made without its answer being counted.
         { name: 'every link answered 201 stored', ok: linksStored >= responses201 && linksStored - responses201 <= options.connections + result.errors + result.timeouts, detail: `${responses201} answered 201, ${linksStored} in the table` },
         { name: 'the same workers throughout', ok: samples.every((taken) => taken.workers.map((worker) => worker.pid).join() === workers.join()), detail: `workers ${workers.join(', ')}` },
-        ...descriptors.map(({ process: name, fds, dbHandles }) => ({
+        ...descriptors.map(({ process: name, fds, dbHandles, kept }) => ({
           name: `${name}: no descriptor kept`, ok: fds.end <= fds.start + options.fdSlack && dbHandles.end <= dbHandles.start,
-          detail: `idle at start ${fds.start} descriptors (${dbHandles.start} of the database), at end ${fds.end} (${dbHandles.end}); at most ${fds.maxMeasured} (${dbHandles.maxMeasured}) under load`,
+          detail: `idle at start ${fds.start} descriptors (${dbHandles.start} of the database), at end ${fds.end} (${dbHandles.end}); at most ${fds.maxMeasured} (${dbHandles.maxMeasured}) under load${kept ? `; more at end: ${kept}` : ''}`,
         })),
         ...(dbConnections ? [{ name: 'no database connection kept', ok: dbConnections.end <= dbConnections.start, detail: `idle at start ${dbConnections.start}, at end ${dbConnections.end}; at most ${dbConnections.maxMeasured} under load` }] : []),
       ];

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { parseExposition } from './support/prometheus.ts';
@@ -45,6 +46,10 @@ for (const store of testStores()) {
     test('one start-up line, two workers under the primary, each answering requests', async () => {
       assert.match(server.output(), /rsr-api listening on http:\/\/localhost:\d+\/rest\/v1\/ \(\w+ .*: 5 projects; 2 workers\)/);
       assert.equal(workerPids(primary).length, 2);
+      // Each worker runs with glibc's large blocks returned when freed (ops/allocator.ts); the primary was started without.
+      const environment = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter((entry) => entry.startsWith('MALLOC_'));
+      assert.deepEqual(workerPids(primary).map(environment), [['MALLOC_MMAP_THRESHOLD_=131072'], ['MALLOC_MMAP_THRESHOLD_=131072']]);
+      assert.deepEqual(environment(primary), []);
       for (let index = 0; index < 6; index += 1) assert.equal((await get(server.base, '/rest/v1/keyword/')).status, 200);
       await new Promise((resolve) => setTimeout(resolve, 200)); // the log lines written
       assert.deepEqual([...answeredBy(server.output())].sort(), [1, 2]);

@@ -9,6 +9,7 @@
 import cluster, { type Address, type Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
 import { createLogger } from '../ops/logger.ts';
+import { allocatorEnvironment } from '../ops/allocator.ts';
 import { gatherClusterMetrics } from '../ops/cluster-metrics.ts';
 import { maskUrl } from '../ops/redact.ts';
 import { openEngine } from '../store/engine/index.ts';
@@ -17,6 +18,9 @@ import { closeUntakenConnections } from './handoffs.ts';
 import { prepare, serveMetrics, shownAddress, STOP } from './serve.ts';
 
 const workers = (): Worker[] => Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+
+/** A worker, with the C allocator's settings (ops/allocator.ts). */
+const fork = () => cluster.fork(allocatorEnvironment());
 
 const urlOf = (address: Address) => `http://${address.addressType === 6 ? `[${address.address}]` : address.address}:${address.port}`;
 
@@ -64,7 +68,7 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
     }
     logger.error({ worker: worker.id, code, signal }, 'a worker ended: starting another');
     primaryMetrics.workerReplaced();
-    cluster.fork();
+    fork();
   });
 
   function stop(signal?: NodeJS.Signals): void {
@@ -81,5 +85,5 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
-  for (let index = 0; index < config.workers; index += 1) cluster.fork();
+  for (let index = 0; index < config.workers; index += 1) fork();
 }
