@@ -109,8 +109,12 @@ interface Write {
   acknowledged: number;
 }
 
-/** Writes one after another until `stop`: links created, organisations deleted; each acknowledged write with its times. */
-function keepWriting(base: string, key: string, project: number, organisations: number[]) {
+/**
+ * Writes one after another until `stop`: links created, organisations deleted; each acknowledged
+ * write with its times. The last organisation waits for `backupEnded`: on a slow machine the
+ * others may all go while the backup runs, and one deletion must come after it.
+ */
+function keepWriting(base: string, key: string, project: number, organisations: number[], backupEnded: () => boolean) {
   let stopping = false;
   const links: Write[] = [];
   const deletions: Write[] = [];
@@ -126,6 +130,7 @@ function keepWriting(base: string, key: string, project: number, organisations: 
   })();
   const deleting = (async () => {
     for (const id of organisations) {
+      while (id === organisations.at(-1) && !backupEnded() && !stopping) await new Promise((resolve) => setTimeout(resolve, 20));
       for (;;) {
         if (stopping) return;
         const sent = Date.now();
@@ -162,13 +167,14 @@ function assertPrefix(what: string, inBackup: number[], writes: Write[], started
 /** `backup FILE` run while the server at `url` keeps writing, from before it starts until after it ends. */
 async function backupWhileWriting(url: string, file: string, setup: Awaited<ReturnType<typeof prepare>>) {
   const server = await startCliServer([], { DATABASE_URL: url, ...SERVER_ENV });
-  const writes = keepWriting(server.base, setup.key, setup.project, setup.organisations);
+  let ended = 0;
+  const writes = keepWriting(server.base, setup.key, setup.project, setup.organisations, () => ended > 0);
   const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
   try {
     while (writes.links.length < 5 || writes.deletions.length < 2) await pause();
     const started = Date.now();
     const backup = await runCli(['backup', file], { DATABASE_URL: url });
-    const ended = Date.now();
+    ended = Date.now();
     const [links, deletions] = [writes.links.length, writes.deletions.length];
     while (writes.links.length < links + 5 || writes.deletions.length < Math.min(deletions + 1, setup.organisations.length)) await pause();
     return { backup, writes, started, ended };
