@@ -5,8 +5,8 @@
  * back. A report thread's buffers (fonts, zip entries, rendered pages) are such blocks: each round
  * of downloads left a worker a few MiB larger once idle (the soak's RSS climbed in steps after
  * downloads). Fixing the threshold, which is what setting it does, keeps every large block mapped
- * on its own and returned when freed: five rounds of the eleven downloads, idle RSS per worker
- * 208/233 → 231/232 MiB by default, 218/221 → 207/210 with it; the mix's throughput unchanged.
+ * on its own and returned when freed: after five rounds of the eleven downloads, RSS 219 → 232 MiB
+ * by default, 210 → 214 with it (`npm run bench:report-rounds`); the mix's throughput unchanged.
  * glibc reads it when a process starts, so the primary gives it to its workers (an operator's own
  * setting wins), and the image sets it for its single process. Other C libraries ignore it.
  */
