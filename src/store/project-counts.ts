@@ -24,6 +24,7 @@ import { projectPathOf, SERVICE, type Caller, type Resource } from '../resources
 import { RESOURCES } from '../resources/index.ts';
 import type { CacheDescription, CacheFigures } from './caches.ts';
 import { projectsChanged, stamp, VersionedCache } from './data-version.ts';
+import { describeVersioned } from './pages/shared.ts';
 import type { Engine, Versions } from './engine/index.ts';
 import { IdSet } from './idset.ts';
 import { projectCountsQuery } from './list-sql.ts';
@@ -140,7 +141,7 @@ export class ProjectCounts {
     const figures = (): CacheFigures => ({ entries: this.histograms.size, hits: this.hits, misses: this.misses, weight: this.held });
     return [
       { name: 'project_counts', holds: 'a list\'s matching records counted per project', key: 'resource, filters', bound: `${HISTOGRAM_PROJECTS.toLocaleString('en')} projects`, stale: 'never whole: a write to its table counts again the projects the change log names (all where it names none); a write to a table on its path counts all again', figures },
-      { name: 'visible_projects', holds: 'the projects a kind of caller sees', key: 'what the caller may see', bound: `${VISIBLE_SETS.toLocaleString('en')} entries`, stale: 'a write to the project or partnership table', figures: () => this.visible.figures() },
+      describeVersioned('visible_projects', this.visible, 'the projects a kind of caller sees', 'what the caller may see', 'a write to the project or partnership table'),
     ];
   }
 
