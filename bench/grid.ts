@@ -13,6 +13,8 @@
  *   GRID_WORKERS=1     processes of the server started here (one: requests come one at a time,
  *                      and the warm-up, a request per list, reaches every process only then)
  *   GRID_MAX=3000      requests at most; a larger grid is sampled (seeded, so runs compare)
+ *   GRID_SETTLE=30     seconds the server started here is left alone first: it counts every list
+ *                      kept per project as it starts (an idle server is one that has done so)
  *   GRID_SEED=1        GRID_TOKEN=<key>  as that user (`Authorization: Token`), else anonymous
  *   GRID_LABEL=latest  names the results file   GRID_SCALE=1  noted in it
  */
@@ -228,6 +230,7 @@ const databaseUrl = process.env.DATABASE_URL;
 if (!process.env.GRID_BASE && !databaseUrl) throw new Error('Set GRID_BASE (a running server) or DATABASE_URL (a database to start ours on).');
 const server: Running | undefined = process.env.GRID_BASE ? undefined : await startOurs(databaseUrl as string, Number(process.env.GRID_WORKERS ?? 1));
 const base = (process.env.GRID_BASE ?? server?.base ?? '').replace(/\/$/, '');
+if (server) await new Promise((resolve) => setTimeout(resolve, Number(process.env.GRID_SETTLE ?? 30) * 1000));
 try {
   const { measured, gridSize } = await measure(base);
   const summary = summarise(measured, gridSize);

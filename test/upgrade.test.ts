@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { TABLES } from '../src/resources/index.ts';
-import { carriesProject, PROJECT_COLUMN } from '../src/store/columns.ts';
-import { dropAllIndexes, createSecondaryIndexes } from '../src/store/indexes.ts';
+import { carriesProject, PROJECT_COLUMN, projectColumnName } from '../src/store/columns.ts';
+import { dropAllIndexes, createSecondaryIndexes, secondaryIndexes } from '../src/store/indexes.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
 import { readDataset } from '../src/store/dataset-files.ts';
@@ -25,7 +25,7 @@ async function asVersionSeven(engine: Engine): Promise<void> {
   await importRecords(engine, readDataset(FIXTURE));
   for (const entity of TABLES) {
     await dropAllIndexes(engine.db, engine.dialect, entity);
-    await createSecondaryIndexes(engine.db, engine.dialect, entity);
+    await createSecondaryIndexes(engine.db, engine.dialect, entity, false);
     if (carriesProject(entity)) await sql`alter table ${sql.table(entity.table)} drop column ${sql.ref(PROJECT_COLUMN)}`.execute(engine.db);
   }
   await sql`drop table change_log`.execute(engine.db);
@@ -35,14 +35,25 @@ async function asVersionSeven(engine: Engine): Promise<void> {
   await engine.db.deleteFrom('schema_migration').where('version', '>=', 8).execute();
 }
 
+/** How the database defines an index (its CREATE INDEX statement). */
+async function indexDefinition(engine: Engine, name: string): Promise<string> {
+  const { rows } = engine.name === 'sqlite'
+    ? await sql<{ definition: string }>`select sql as definition from sqlite_schema where name = ${name}`.execute(engine.db)
+    : await sql<{ definition: string }>`select indexdef as definition from pg_indexes where indexname = ${name}`.execute(engine.db);
+  return rows[0]?.definition ?? '';
+}
+
 for (const store of testStores()) {
   describe(`upgrade from schema version 7 (${store.name})`, () => {
-    test('applies 8 to 14 in turn, fills the project kept on deep records, adds the organisation columns and when a key was last used', async () => {
+    test('applies 8 to 15 in turn, fills the project kept on deep records, adds the organisation columns and when a key was last used, makes the indexes of ranges carry the project', async () => {
       const database = await store.create();
       const engine = openEngine(database.url);
       try {
         await asVersionSeven(engine);
-        assert.deepEqual(await migrate(engine), [8, 9, 10, 11, 12, 13, 14]);
+        assert.deepEqual(await migrate(engine), [8, 9, 10, 11, 12, 13, 14, 15]);
+        const carrying = TABLES.flatMap((entity) => secondaryIndexes(entity, engine.dialect).filter((index) => index.carries).map((index) => [index.name, projectColumnName(entity)!]));
+        assert.ok(carrying.length > 50, 'indexes of ranges on project records');
+        for (const [name, project] of carrying) assert.match(await indexDefinition(engine, name), new RegExp(`, id, "?${project}"?\\)$`), name);
         const organisation = (await engine.db.introspection.getTables()).find((table) => table.name === 'organisation')!;
         for (const column of ORGANISATION_COLUMNS) assert.ok(organisation.columns.some((each) => each.name === column), column);
         const keys = (await engine.db.introspection.getTables()).find((table) => table.name === 'api_token')!;

@@ -1,6 +1,6 @@
 /** The stored columns of records (values and D7 sort keys) and the statements that write them. */
 import type { Kysely } from 'kysely';
-import { storedFields, type Entity, type Row, type StoredField } from '../resources/define.ts';
+import { projectPathOf, storedFields, type Entity, type Row, type StoredField } from '../resources/define.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import { objectLiteral } from '../codegen/object-literal.ts';
@@ -20,6 +20,14 @@ const carrying = new Set(RESOURCES.filter((resource) => resource.visibility.kind
 
 /** Whether records of the entity keep their project in PROJECT_COLUMN. */
 export const carriesProject = (entity: Entity): boolean => carrying.has(entity.table);
+
+/** The column of a record that holds its project, where the record holds it: its own foreign key or PROJECT_COLUMN. */
+export function projectColumnName(entity: Entity): string | null {
+  const path = projectPathOf(entity);
+  if (!path || path.length === 0) return null;
+  if (carriesProject(entity)) return PROJECT_COLUMN;
+  return path.length === 1 ? path[0] : null;
+}
 
 /** The column a field is ordered by: orderable text by its D7 sort key, anything else by itself. */
 export const orderColumn = (name: string, field: StoredField): string => (hasSortKey(field) ? sortKeyColumn(name) : name);

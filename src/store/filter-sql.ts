@@ -50,6 +50,19 @@ function searched(dialect: Dialect, table: string, alias: string, term: FilterTe
   return sql<SqlBool>`(${dialect.trigramCandidates(table, sortKeyColumn(term.name), column(alias, 'id'), trigrams)} and ${match})`;
 }
 
+/**
+ * The keys that start with `prefix`, as [from, to): to is the prefix with its last code point
+ * one higher, so every key in between starts with it (keys compare by code point, the stores by
+ * UTF-8 bytes: the same order). Null for an empty prefix, or one ending in the last code point.
+ */
+export function prefixRange(prefix: string): [string, string] | null {
+  const points = [...prefix];
+  const last = points.pop()?.codePointAt(0);
+  if (last === undefined || last >= 0x10ffff) return null;
+  // The surrogates are no code points a text holds: after U+D7FF comes U+E000.
+  return [prefix, points.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1)];
+}
+
 /** One lookup on `alias.name` (a record of `table`); text compares by its D7 key where case does not matter or order does. */
 function condition(eb: Builder, dialect: Dialect, table: string, alias: string, term: FilterTerm, use: FilterUse = 'indexed'): Expression<SqlBool> {
   const value = term.value;
@@ -68,11 +81,17 @@ function condition(eb: Builder, dialect: Dialect, table: string, alias: string, 
     case 'contains': return like(dialect, plain, `%${likeEscaped(value as string)}%`);
     case 'startswith': return like(dialect, plain, `${likeEscaped(value as string)}%`);
     case 'endswith': return like(dialect, plain, `%${likeEscaped(value as string)}`);
+    case 'istartswith': {
+      const part = key(value) as string;
+      const range = prefixRange(part);
+      // An ordered text's prefix is a range of its key's index (counted per project from that index alone).
+      if (term.field.orderable && range) return eb.and([eb(keyed, '>=', range[0]), eb(keyed, '<', range[1]), like(dialect, keyed, `${likeEscaped(part)}%`)]);
+      return use === 'indexed' ? searched(dialect, table, alias, term, part, like(dialect, keyed, `${likeEscaped(part)}%`)) : like(dialect, keyed, `${likeEscaped(part)}%`);
+    }
     case 'icontains':
-    case 'istartswith':
     case 'iendswith': {
       const part = key(value) as string;
-      const pattern = `${term.lookup === 'istartswith' ? '' : '%'}${likeEscaped(part)}${term.lookup === 'iendswith' ? '' : '%'}`;
+      const pattern = `%${likeEscaped(part)}${term.lookup === 'iendswith' ? '' : '%'}`;
       // A page walked in its order checks each row it meets: no candidates to gather first.
       return use === 'indexed' ? searched(dialect, table, alias, term, part, like(dialect, keyed, pattern)) : like(dialect, keyed, pattern);
     }
@@ -136,7 +155,10 @@ export function servedByIndex(tree: FilterTree): boolean {
       const { field } = tree;
       switch (tree.lookup) {
         case 'contains': case 'startswith': case 'endswith': return false;
-        case 'icontains': case 'istartswith': case 'iendswith':
+        case 'istartswith':
+          if (field.orderable && prefixRange(sortKey(tree.value as string) ?? '')) return true;
+          return field.index === 'search' && [...(sortKey(tree.value as string) ?? '')].length >= 3;
+        case 'icontains': case 'iendswith':
           return field.index === 'search' && [...(sortKey(tree.value as string) ?? '')].length >= 3;
         default: return field.orderable || field.references !== undefined || field.index === 'filter';
       }

@@ -9,12 +9,14 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { storedFields, type Entity } from '../resources/define.ts';
 import { RESOURCES } from '../resources/index.ts';
-import { carriesProject, orderColumn, PROJECT_COLUMN } from './columns.ts';
+import { carriesProject, orderColumn, PROJECT_COLUMN, projectColumnName } from './columns.ts';
 import type { Database, Dialect } from './engine/index.ts';
 
 interface Index {
   name: string;
   columns: RawBuilder<unknown>[];
+  /** Whether it carries the record's project after its own columns (carriedBy). */
+  carries?: boolean;
 }
 
 /**
@@ -36,13 +38,28 @@ const SUFFIXES = ['idx', 'asc', 'desc'];
  */
 export const UNANALYZED = ['project'];
 
-export function secondaryIndexes(entity: Entity, dialect: Dialect): Index[] {
+/**
+ * The columns an order's filter index carries after its own: the record's project, where the
+ * record holds it (a foreign key or PROJECT_COLUMN). Counting a filter's matches per project
+ * (project-counts.ts) then reads that index alone, not each match's row: at scale 100 a range of
+ * 300,000 targets is grouped in 80 ms instead of 350.
+ */
+function carriedBy(entity: Entity, column: string): string[] {
+  const project = projectColumnName(entity);
+  return project === null || project === 'id' || project === column ? [] : [project];
+}
+
+/** `carry`: with the columns of carriedBy (false: as migrations 4 and 5 made them, before PROJECT_COLUMN). */
+export function secondaryIndexes(entity: Entity, dialect: Dialect, carry = true): Index[] {
   const indexes: Index[] = [];
   for (const [name, field] of storedFields(entity)) {
     if (name === 'id') continue;
     const column = orderColumn(name, field);
     if (field.orderable && LISTED.has(entity.table)) {
-      for (const [suffix, columns] of Object.entries(dialect.orderIndexes(column, field.nullable))) indexes.push({ name: `${entity.table}_${column}_${suffix}`, columns });
+      const carried = carry ? carriedBy(entity, column) : [];
+      for (const [suffix, columns] of Object.entries(dialect.orderIndexes(column, field.nullable, carried))) {
+        indexes.push({ name: `${entity.table}_${column}_${suffix}`, columns, carries: carried.length > 0 && dialect.carryingIndexes(field.nullable).includes(suffix) });
+      }
     } else if ((field.references && field.index !== 'none') || field.index === 'filter') {
       indexes.push({ name: `${entity.table}_${column}_idx`, columns: [sql.ref(column)] });
     }
@@ -62,8 +79,8 @@ async function createIndexes(db: Kysely<Database>, entity: Entity, indexes: read
   for (const index of indexes) await sql`create index if not exists ${sql.id(index.name)} on ${sql.table(entity.table)} (${sql.join(index.columns)})`.execute(db);
 }
 
-/** The indexes of lists' orders and filters (what migrations 4 and 5 made). */
-export const createSecondaryIndexes = (db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> => createIndexes(db, entity, secondaryIndexes(entity, dialect));
+/** The indexes of lists' orders and filters (without the carried columns: what migrations 4 and 5 made). */
+export const createSecondaryIndexes = (db: Kysely<Database>, dialect: Dialect, entity: Entity, carry = true): Promise<void> => createIndexes(db, entity, secondaryIndexes(entity, dialect, carry));
 
 /** The trigram indexes of searched texts (migration 10). */
 export async function createTrigramIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
@@ -84,6 +101,16 @@ export async function createAllIndexes(db: Kysely<Database>, dialect: Dialect, e
 export async function dropAllIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
   for (const index of [...secondaryIndexes(entity, dialect), ...projectIndex(entity)]) await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
   for (const column of searchedColumns(entity)) for (const statement of dialect.trigramIndex(entity.table, column).drop) await statement.execute(db);
+}
+
+/** Makes again the filter indexes of orders that now carry the record's project (migration 15), with the planner's statistics of them. */
+export async function carryProjectsInFilterIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
+  const carrying = secondaryIndexes(entity, dialect).filter((index) => index.carries);
+  for (const index of carrying) {
+    await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
+    await createIndexes(db, entity, [index]);
+    await dialect.analyzeIndex(index.name)?.execute(db);
+  }
 }
 
 /** Drops the indexes of ours that the declaration no longer asks for (an index now covered by a wider one). */

@@ -3,7 +3,7 @@
  * in the requested order a page at a time. Kysely builds it anew for every request; the engine
  * reuses the statement its SQL text was prepared as.
  */
-import { sql, type AliasedRawBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type AliasedRawBuilder, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { FilterTree } from '../query/filters.ts';
 import { projectPathOf, SERVICE, storedFields, type Caller, type Entity, type OrderTerm, type Resource, type StoredField } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
@@ -165,6 +165,29 @@ export function projectCountsQuery(engine: Engine, resource: Resource, filters: 
   let query = whereFilters(owner.query, engine, SERVICE, resource.table, filters);
   if (projects) query = query.where(engine.dialect.inList(owner.project as never, engine.dialect.listParameter(projects)));
   return query.select([owner.project.as('project'), sql<number | string>`count(*)`.as('count')]).groupBy(owner.project as never);
+}
+
+/**
+ * How many records of a table holding its project per record (columns.ts, projectColumnName)
+ * fall in the disjoint `parts` (complement.ts), per project: one index range per part, UNION ALL,
+ * grouped once (an OR of the parts would lead the planner to read the whole table).
+ */
+export function partsCountsQuery(engine: Engine, resource: Resource, parts: readonly FilterTree[]): Query {
+  return engine.db.selectFrom(partsUnion(engine, resource, parts, (project) => project.as('project')).as('m'))
+    .select([sql.ref('m.project').as('project'), sql<number | string>`count(*)`.as('count')])
+    .groupBy(sql.ref('m.project') as never);
+}
+
+/** How many records fall in the disjoint `parts`, counted up to `most` only. */
+export function partsCountQuery(engine: Engine, resource: Resource, parts: readonly FilterTree[], most: number): Query {
+  return engine.db.selectFrom(partsUnion(engine, resource, parts, () => sql.lit(1).as('one')).limit(most).as('m')).select(sql<number | string>`count(*)`.as('count'));
+}
+
+function partsUnion(engine: Engine, resource: Resource, parts: readonly FilterTree[], selected: (project: RawBuilder<unknown>) => AliasedRawBuilder<unknown, string>): Query {
+  const project = projectColumnOf(entityOf(resource.table), 't');
+  if (!project) throw new Error(`${resource.name}: its records do not hold their project`);
+  const [first, ...rest] = parts.map((part) => whereFilters(engine.db.selectFrom(`${resource.table} as t`), engine, SERVICE, resource.table, part).select(selected(project)));
+  return rest.reduce((union, part) => union.unionAll(part), first);
 }
 
 /** One record the caller may see, by id; `db` is the transaction a write reads it in. */

@@ -11,7 +11,7 @@ import { sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Dialect, Engine } from './engine/index.ts';
 import { carriesProject, insertRows, PROJECT_COLUMN } from './columns.ts';
 import { fillProjects } from './visibility.ts';
-import { createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
+import { carryProjectsInFilterIndexes, createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
 
 interface Migration {
   version: number;
@@ -82,7 +82,7 @@ const MIGRATIONS: Migration[] = [
     version: 4,
     name: 'indexes for the fields lists are often ordered or filtered by',
     async up(db, engine) {
-      for (const entity of TABLES) await createSecondaryIndexes(db, engine.dialect, entity);
+      for (const entity of TABLES) await createSecondaryIndexes(db, engine.dialect, entity, false);
     },
   },
   {
@@ -91,7 +91,7 @@ const MIGRATIONS: Migration[] = [
     async up(db, engine) {
       for (const entity of TABLES) {
         await dropUndeclaredIndexes(db, engine.dialect, entity);
-        await createSecondaryIndexes(db, engine.dialect, entity);
+        await createSecondaryIndexes(db, engine.dialect, entity, false);
       }
     },
   },
@@ -177,6 +177,13 @@ const MIGRATIONS: Migration[] = [
     name: 'when each API key was last used',
     async up(db, engine) {
       await addMissingColumn(db, 'api_token', 'last_used_at', engine.dialect.columnType(support.apiToken.fields.last_used_at as StoredField));
+    },
+  },
+  {
+    version: 15,
+    name: 'the index that serves a filter of a project record carries its project, so counts per project read the index alone',
+    async up(db, engine) {
+      for (const entity of TABLES) await carryProjectsInFilterIndexes(db, engine.dialect, entity);
     },
   },
 ];

@@ -21,17 +21,21 @@
  */
 import { filterKey, type FilterTree } from '../query/filters.ts';
 import { projectPathOf, SERVICE, type Caller, type Resource } from '../resources/define.ts';
-import { RESOURCES } from '../resources/index.ts';
+import { entityOf, RESOURCES } from '../resources/index.ts';
 import type { CacheDescription, CacheFigures } from './caches.ts';
 import { projectsChanged, stamp, VersionedCache } from './data-version.ts';
 import { describeVersioned } from './pages/shared.ts';
 import type { Engine, Versions } from './engine/index.ts';
 import { IdSet } from './idset.ts';
-import { projectCountsQuery } from './list-sql.ts';
+import { partsCountQuery, partsCountsQuery, projectCountsQuery } from './list-sql.ts';
+import { complementParts } from './complement.ts';
+import { projectColumnName } from './columns.ts';
 import { pathTables, visibleProjectsQuery, visibilityKey } from './visibility.ts';
 
 /** Histograms kept, in projects with records in all (8 bytes each). */
 const HISTOGRAM_PROJECTS = 4_000_000;
+/** A filter is counted as every record less those it leaves out where they are fewer than this (and than half the table): read in one pass of their index ranges. */
+const COMPLEMENT_MOST = 200_000;
 /** Sets of visible projects kept (one per kind of caller: anonymous, each set of organisations). */
 const VISIBLE_SETS = 1000;
 
@@ -84,6 +88,8 @@ export class ProjectCounts {
   /** Projects counted again from the change log, and histograms counted again whole after a change. */
   private projectsCounted = 0;
   private wholeRecounts = 0;
+  /** Histograms counted as every record less those their filter leaves out. */
+  private complements = 0;
   /** The projects each kind of caller sees, per version of the project and partnership tables. */
   readonly visible = new VersionedCache<IdSet>({ maxEntries: VISIBLE_SETS });
 
@@ -132,8 +138,8 @@ export class ProjectCounts {
   }
 
   /** What it did so far (tests, and the cache registry's figures). */
-  figures(): { histograms: number; hits: number; misses: number; projectsCounted: number; wholeRecounts: number } {
-    return { histograms: this.histograms.size, hits: this.hits, misses: this.misses, projectsCounted: this.projectsCounted, wholeRecounts: this.wholeRecounts };
+  figures(): { histograms: number; hits: number; misses: number; projectsCounted: number; wholeRecounts: number; complements: number } {
+    return { histograms: this.histograms.size, hits: this.hits, misses: this.misses, projectsCounted: this.projectsCounted, wholeRecounts: this.wholeRecounts, complements: this.complements };
   }
 
   /** Its caches, for the registry (caches.ts). */
@@ -170,7 +176,7 @@ export class ProjectCounts {
       return histogram;
     }
     this.misses += 1;
-    const counting = this.countedFor(resource, filters).then((counts): Histogram => ({ version, path, ...arrays(counts), updating: Promise.resolve(), seen: new WeakMap() }));
+    const counting = this.countedWhole(resource, filters, versions).then((counts): Histogram => ({ version, path, ...arrays(counts), updating: Promise.resolve(), seen: new WeakMap() }));
     this.forget(key);
     this.histograms.set(key, counting);
     counting.then((made) => this.weigh(key, counting, made.projects.length), () => this.forget(key));
@@ -182,7 +188,7 @@ export class ProjectCounts {
     const update = histogram.updating.then(async () => {
       if (histogram.version >= version) return;
       const changed = await projectsChanged(this.engine, resource.table, histogram.version, version);
-      const fresh = await this.countedFor(resource, filters, changed ? [...changed] : undefined);
+      const fresh = changed ? await this.countedFor(resource, filters, [...changed]) : await this.countedWhole(resource, filters, this.engine.versionNow() ?? (await this.engine.version()));
       if (changed) this.projectsCounted += changed.size;
       else this.wholeRecounts += 1;
       Object.assign(histogram, changed ? patched(histogram, changed, fresh) : arrays(fresh), { version, seen: new WeakMap() });
@@ -191,6 +197,32 @@ export class ProjectCounts {
     });
     histogram.updating = update.catch(() => undefined);
     await update;
+  }
+
+  /**
+   * Matching records per project, of all projects. A broad filter of one field (complement.ts) is
+   * counted as every record less those it leaves out, where they are fewer: at scale 100,
+   * `section__gte=1&section__lte=5` leaves out 14,000 of 932,000 custom fields, counted per
+   * project in 5 ms where its matches take 200. Exact: every record's histogram (kept, at
+   * `versions` or later) and the records left out (read now) agree on every project not changed
+   * since `versions`, and a histogram stamped `versions` counts again any project changed later.
+   */
+  private async countedWhole(resource: Resource, filters: FilterTree | undefined, versions: Versions): Promise<Map<number, number>> {
+    const parts = projectColumnName(entityOf(resource.table)) === null ? null : complementParts(filters);
+    if (!parts) return this.countedFor(resource, filters);
+    const all = await this.current(resource, undefined, `${resource.name}|${filterKey(undefined)}`, versions);
+    const { projects, counts } = all;
+    const most = Math.min(COMPLEMENT_MOST, Math.floor(all.total / 2));
+    const [left] = await this.engine.runLong(partsCountQuery(this.engine, resource, parts, most).compile());
+    if (Number(left.count) >= most) return this.countedFor(resource, filters);
+    this.complements += 1;
+    const matching = new Map<number, number>();
+    for (const [index, project] of projects.entries()) matching.set(project, counts[index]);
+    for (const row of await this.engine.runLong(partsCountsQuery(this.engine, resource, parts).compile())) {
+      const project = row.project === null ? -1 : Number(row.project);
+      matching.set(project, (matching.get(project) ?? 0) - Number(row.count));
+    }
+    return matching;
   }
 
   /** Matching records per project (of `projects`, or all). */

@@ -13,7 +13,7 @@ import {
   type Caller, type Entity, type Resource, type Row,
 } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
-import { carriesProject, PROJECT_COLUMN } from './columns.ts';
+import { carriesProject, PROJECT_COLUMN, projectColumnName } from './columns.ts';
 import type { Database, Engine } from './engine/index.ts';
 
 // A query over one declared table, whose columns are known only at run time.
@@ -194,10 +194,8 @@ export async function projectOf(db: Kysely<Database>, entity: Entity, record: Ro
 
 /** The column of a record (as `alias`) that holds its project, where the record holds it: its own foreign key or PROJECT_COLUMN. */
 export function projectColumnOf(entity: Entity, alias: string): RawBuilder<unknown> | null {
-  const path = projectPathOf(entity);
-  if (!path || path.length === 0) return null;
-  if (carriesProject(entity)) return column(alias, PROJECT_COLUMN);
-  return path.length === 1 ? column(alias, path[0]) : null;
+  const name = projectColumnName(entity);
+  return name === null ? null : column(alias, name);
 }
 
 /** The tables between an entity's table and its project: the records its path goes through. */

@@ -33,9 +33,15 @@ export interface Dialect {
   orderTerms(column: Expression<unknown>, nullable: boolean, descending: boolean): OrderByTerm[];
   /**
    * The indexes, by name suffix, that serve filters on `column` and lists ordered by it either
-   * way and then by id ascending, each in one index scan: page 1 reads 20 index entries.
+   * way and then by id ascending, each in one index scan: page 1 reads 20 index entries. Those
+   * the planner reads a range from (carryingIndexes) end with the `carried` columns, so that a
+   * count of a range's records per project reads an index alone (store/project-counts.ts).
    */
-  orderIndexes(column: string, nullable: boolean): Record<string, RawBuilder<unknown>[]>;
+  orderIndexes(column: string, nullable: boolean, carried: readonly string[]): Record<string, RawBuilder<unknown>[]>;
+  /** The name suffixes of the indexes of `orderIndexes` that end with the carried columns: those the planner reads a range of the field from. */
+  carryingIndexes(nullable: boolean): readonly string[];
+  /** The statement that gathers the planner's statistics of a new index, where the engine keeps some per index (null: per column, already there). */
+  analyzeIndex(name: string): RawBuilder<unknown> | null;
   /**
    * `column` is one of a list given as ONE parameter, so that a query reading related rows by
    * id has one SQL text whatever the number of ids, compiled once (store/related-rows.ts).

@@ -50,7 +50,10 @@ export const postgresDialect: Dialect = {
   },
   trigramCandidates: null,
   listParameter: (ids) => ids,
-  orderIndexes(column): Record<string, RawBuilder<unknown>[]> {
-    return { asc: [sql.ref(column), sql`id`], desc: [sql`${sql.ref(column)} desc nulls first`, sql`id`] };
+  carryingIndexes: () => ['asc'],
+  analyzeIndex: () => null,
+  // `asc` serves filters; carried columns after the id change no order.
+  orderIndexes(column, _nullable, carried): Record<string, RawBuilder<unknown>[]> {
+    return { asc: [sql.ref(column), sql`id`, ...carried.map((name) => sql.ref(name))], desc: [sql`${sql.ref(column)} desc nulls first`, sql`id`] };
   },
 };

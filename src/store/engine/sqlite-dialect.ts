@@ -66,12 +66,18 @@ export const sqliteDialect: Dialect = {
     return sql<SqlBool>`${id} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${query})`;
   },
   listParameter: (ids) => JSON.stringify(ids),
-  // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards.
-  orderIndexes(column, nullable): Record<string, RawBuilder<unknown>[]> {
+  // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards. Carried
+  // columns go after an explicit id (the ascending order is served as before) in the indexes the
+  // planner reads a range from: `idx`, and for a nullable field `asc` too, whose NULL test it
+  // skip-scans rather than read `idx` for some tables, whatever each holds.
+  carryingIndexes: (nullable) => (nullable ? ['idx', 'asc'] : ['idx']),
+  analyzeIndex: (name) => sql`analyze ${sql.id(name)}`,
+  orderIndexes(column, nullable, carried): Record<string, RawBuilder<unknown>[]> {
     const value = sql.ref(column);
-    if (!nullable) return { idx: [value], desc: [value, sql`id desc`] };
+    const extra = carried.length ? [sql`id`, ...carried.map((name) => sql.ref(name))] : [];
+    if (!nullable) return { idx: [value, ...extra], desc: [value, sql`id desc`] };
     const keys = [sql`${value} is null`, value];
-    return { idx: [value], asc: keys, desc: [...keys, sql`id desc`] };
+    return { idx: [value, ...extra], asc: [...keys, ...extra], desc: [...keys, sql`id desc`] };
   },
 };
 
