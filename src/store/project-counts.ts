@@ -15,6 +15,10 @@
  * change older than the log keeps) makes the histogram counted again whole. A project turned
  * private changes no histogram: it leaves the sets of projects callers see.
  *
+ * A histogram is counted from one index (indexes.ts, carriedBy): the matches' range of it, or for
+ * a broad filter of one field, the records it leaves out, taken from every record's histogram
+ * (complement.ts).
+ *
  * Histograms are kept for filters on the list's own fields; filters that follow foreign keys
  * (which may depend on what the caller sees of the records they reach) are counted by the reader
  * as before.
