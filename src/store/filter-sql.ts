@@ -81,19 +81,16 @@ function condition(eb: Builder, dialect: Dialect, table: string, alias: string, 
     case 'contains': return like(dialect, plain, `%${likeEscaped(value as string)}%`);
     case 'startswith': return like(dialect, plain, `${likeEscaped(value as string)}%`);
     case 'endswith': return like(dialect, plain, `%${likeEscaped(value as string)}`);
-    case 'istartswith': {
-      const part = key(value) as string;
-      const range = prefixRange(part);
-      // An ordered text's prefix is a range of its key's index (counted per project from that index alone).
-      if (term.field.orderable && range) return eb.and([eb(keyed, '>=', range[0]), eb(keyed, '<', range[1]), like(dialect, keyed, `${likeEscaped(part)}%`)]);
-      return use === 'indexed' ? searched(dialect, table, alias, term, part, like(dialect, keyed, `${likeEscaped(part)}%`)) : like(dialect, keyed, `${likeEscaped(part)}%`);
-    }
     case 'icontains':
+    case 'istartswith':
     case 'iendswith': {
       const part = key(value) as string;
-      const pattern = `%${likeEscaped(part)}${term.lookup === 'iendswith' ? '' : '%'}`;
+      const match = like(dialect, keyed, `${term.lookup === 'istartswith' ? '' : '%'}${likeEscaped(part)}${term.lookup === 'iendswith' ? '' : '%'}`);
+      // An ordered text's prefix is a range of its key's index (counted per project from that index alone).
+      const range = term.lookup === 'istartswith' && term.field.orderable ? prefixRange(part) : null;
+      if (range) return eb.and([eb(keyed, '>=', range[0]), eb(keyed, '<', range[1]), match]);
       // A page walked in its order checks each row it meets: no candidates to gather first.
-      return use === 'indexed' ? searched(dialect, table, alias, term, part, like(dialect, keyed, pattern)) : like(dialect, keyed, pattern);
+      return use === 'indexed' ? searched(dialect, table, alias, term, part, match) : match;
     }
     case 'in': {
       const items = (value as unknown[]).map(stored);
@@ -155,11 +152,11 @@ export function servedByIndex(tree: FilterTree): boolean {
       const { field } = tree;
       switch (tree.lookup) {
         case 'contains': case 'startswith': case 'endswith': return false;
-        case 'istartswith':
-          if (field.orderable && prefixRange(sortKey(tree.value as string) ?? '')) return true;
-          return field.index === 'search' && [...(sortKey(tree.value as string) ?? '')].length >= 3;
-        case 'icontains': case 'iendswith':
-          return field.index === 'search' && [...(sortKey(tree.value as string) ?? '')].length >= 3;
+        case 'icontains': case 'istartswith': case 'iendswith': {
+          const part = sortKey(tree.value as string) ?? '';
+          if (tree.lookup === 'istartswith' && field.orderable && prefixRange(part)) return true;
+          return field.index === 'search' && [...part].length >= 3;
+        }
         default: return field.orderable || field.references !== undefined || field.index === 'filter';
       }
     }
