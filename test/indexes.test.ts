@@ -10,7 +10,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { parseListQuery } from '../src/query/list-query.ts';
 import { ANONYMOUS, storedFields, type Resource, type StoredField } from '../src/resources/define.ts';
 import { entityOf, RESOURCES } from '../src/resources/index.ts';
-import { countQuery, pageQuery } from '../src/store/list-sql.ts';
+import { countQuery, markQuery, pageQuery } from '../src/store/list-sql.ts';
 import { dropUndeclaredIndexes, searchedColumns, secondaryIndexes } from '../src/store/indexes.ts';
 import type { Engine } from '../src/store/engine/index.ts';
 import { testStores, useServer } from './support/server.ts';
@@ -28,7 +28,10 @@ async function plan(engine: Engine, resource: Resource, query: string, part: 'pa
   const built = part === 'page'
     ? await pageQuery(engine, resource, ANONYMOUS, { order: list.order, pinned: list.pinned, limit: 20, offset: 0 }, list.filters)
     : await countQuery(engine, resource, ANONYMOUS, list.filters);
-  const compiled = built.compile();
+  return planOf(engine, built.compile());
+}
+
+async function planOf(engine: Engine, compiled: CompiledQuery): Promise<string> {
   if (engine.name === 'sqlite') {
     const steps = await engine.run(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
     return steps.map((step) => step.detail).join('\n');
@@ -72,6 +75,19 @@ for (const store of testStores()) {
           assert.match(steps, new RegExp(`(INDEX|Index Scan using) ${resource.table}_${name}(_sortkey)?_`), steps);
         });
       }
+    }
+
+    // A deep page is found in steps (pages/seek.ts), each reading ids and one value in the
+    // order from a mark on: PostgreSQL reads them from the index alone, descending too (migration
+    // 16), rather than visit each row the step passes for its project or its tie with the mark.
+    for (const [table, name, value] of [['transaction', 'currency', 'EUR'], ['budget_item', 'amount', 1e9], ['indicator_period_data_comment', 'created_at', '2024-01-01T00:00:00Z']] as const) {
+      test(`a step towards a deep page of ${table}?ordering=-${name} reads the index alone (PostgreSQL)`, { skip: store.name !== 'postgres' }, async () => {
+        const resource = RESOURCES.find((candidate) => candidate.table === table) as Resource;
+        const list = parseListQuery(resource, [['ordering', `-${name}`]], ANONYMOUS);
+        const built = await markQuery(server.engine, resource, ANONYMOUS, list.filters, list.order, { id: 5, value }, 250);
+        const steps = await planOf(server.engine, built.compile());
+        assert.match(steps, new RegExp(`Index Only Scan using ${table}_${name}(_sortkey)?_desc`), steps);
+      });
     }
 
     test('an upgrade drops the indexes a wider one now serves (migration 5) and keeps every declared one', async () => {

@@ -47,6 +47,24 @@ describe('postgres: two instances on one database', { skip: !postgres }, () => {
     await drop();
   });
 
+  test('an import leaves the pages of the tables it loaded all-visible: an index holding every column it needs answers without visiting the rows', async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ relname: string; relpages: number; relallvisible: number }>(
+        "select relname, relpages, relallvisible from pg_class where relname = any($1) and relkind = 'r' order by relname",
+        [['project', 'transaction', 'budget_item', 'indicator_period_data_comment', 'link']],
+      );
+      assert.equal(rows.length, 5);
+      for (const row of rows) {
+        assert.ok(row.relpages > 0, `${row.relname} holds rows`);
+        assert.equal(row.relallvisible, row.relpages, row.relname);
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
   test('both answer every list identically, and both see an import made meanwhile', async () => {
     const paths = ['/rest/v1/', '/rest/v1/organisation/', '/rest/v1/budget_item/?ordering=-other_extra&limit=4&page=2', '/rest/v1/indicator_period_data_comment/', '/rest/v1/link/'];
     const same = async () => {

@@ -87,5 +87,6 @@ export async function copyTables(source: Engine, target: Engine, options: CopyOp
   }, { lockWaitMs: Infinity }));
   // As after an import: the planner's statistics of what was loaded (import.ts says why).
   await target.exclusively((within) => target.analyze(UNANALYZED, within));
+  await target.vacuum(tables);
   return { counts, replaced };
 }

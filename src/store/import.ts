@@ -135,6 +135,7 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
   // reads a range that holds most of a table through its index. Under the migrations' lock, which
   // waits for a serving process's write in progress (ANALYZE writes; SQLite would refuse it at once).
   await engine.exclusively((within) => engine.analyze(UNANALYZED, within));
+  await engine.vacuum(TABLES.map((entity) => entity.table));
   return counts;
 }
 

@@ -103,9 +103,12 @@ export async function dropAllIndexes(db: Kysely<Database>, dialect: Dialect, ent
   for (const column of searchedColumns(entity)) for (const statement of dialect.trigramIndex(entity.table, column).drop) await statement.execute(db);
 }
 
-/** Makes again the filter indexes of orders that now carry the record's project (migration 15), with the planner's statistics of them. */
-export async function carryProjectsInFilterIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
-  const carrying = secondaryIndexes(entity, dialect).filter((index) => index.carries);
+/**
+ * Makes again the indexes of orders, of the name suffixes given, that now carry the record's
+ * project (migrations 15 and 16), with the planner's statistics of them.
+ */
+export async function carryProjectsInOrderIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity, suffixes: readonly string[]): Promise<void> {
+  const carrying = secondaryIndexes(entity, dialect).filter((index) => index.carries && suffixes.some((suffix) => index.name.endsWith(`_${suffix}`)));
   for (const index of carrying) {
     await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
     await createIndexes(db, entity, [index]);

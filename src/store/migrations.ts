@@ -11,7 +11,7 @@ import { sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Dialect, Engine } from './engine/index.ts';
 import { carriesProject, insertRows, PROJECT_COLUMN } from './columns.ts';
 import { fillProjects } from './visibility.ts';
-import { carryProjectsInFilterIndexes, createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
+import { carryProjectsInOrderIndexes, createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
 
 interface Migration {
   version: number;
@@ -183,7 +183,14 @@ const MIGRATIONS: Migration[] = [
     version: 15,
     name: 'the index that serves a filter of a project record carries its project, so counts per project read the index alone',
     async up(db, engine) {
-      for (const entity of TABLES) await carryProjectsInFilterIndexes(db, engine.dialect, entity);
+      for (const entity of TABLES) await carryProjectsInOrderIndexes(db, engine.dialect, entity, ['idx', 'asc']);
+    },
+  },
+  {
+    version: 16,
+    name: 'the index a descending order is walked in carries the project too, where the engine would otherwise visit each row the walk passes',
+    async up(db, engine) {
+      for (const entity of TABLES) await carryProjectsInOrderIndexes(db, engine.dialect, entity, ['desc']);
     },
   },
 ];

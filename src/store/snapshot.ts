@@ -11,7 +11,7 @@
  */
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, type Transaction } from 'kysely';
-import type { Columns, Database, Engine, Versions } from './engine/index.ts';
+import { idsOf, type Columns, type Database, type Engine, type Versions } from './engine/index.ts';
 
 /** A read of long exports: a reader waits this long for a checkpoint, never for writers (WAL). */
 const BUSY_WAIT_MS = 5000;
@@ -30,8 +30,6 @@ export async function withSnapshot<T>(engine: Engine, work: (snapshot: Engine) =
     await close();
   }
 }
-
-const idsOf = (rows: readonly Columns[]): Int32Array => Int32Array.from(rows, (row) => Number(Object.values(row)[0]));
 
 async function versionsOf(read: (query: CompiledQuery) => Promise<Columns[]>): Promise<Versions> {
   const [row] = await read(CompiledQuery.raw('select version from data_version where id = 1'));

@@ -38,7 +38,11 @@ export interface Dialect {
    * count of a range's records per project reads an index alone (store/project-counts.ts).
    */
   orderIndexes(column: string, nullable: boolean, carried: readonly string[]): Record<string, RawBuilder<unknown>[]>;
-  /** The name suffixes of the indexes of `orderIndexes` that end with the carried columns: those the planner reads a range of the field from. */
+  /**
+   * The name suffixes of the indexes of `orderIndexes` that end with the carried columns: those
+   * the planner reads a range of the field from, and those a walk in the field's order reads
+   * alone where the engine would otherwise visit each row it passes (PostgreSQL).
+   */
   carryingIndexes(nullable: boolean): readonly string[];
   /** The statement that gathers the planner's statistics of a new index, where the engine keeps some per index (null: per column, already there). */
   analyzeIndex(name: string): RawBuilder<unknown> | null;
@@ -101,6 +105,13 @@ export interface Engine {
    * migration's transaction), and forgets any it had of those.
    */
   analyze(except: readonly string[], db?: Kysely<Database>): Promise<void>;
+  /**
+   * After a bulk load of `tables`, outside any transaction: marks their rows as seen by every
+   * transaction, where the engine keeps such a mark (PostgreSQL's visibility map, which rows
+   * just loaded lack until autovacuum comes: without it a count or a page read from an index
+   * that carries every column it needs visits each row in the table too). Nothing elsewhere.
+   */
+  vacuum(tables: readonly string[]): Promise<void>;
 
   /**
    * Runs `work` in a transaction no other process runs at the same time (migrations): instances

@@ -1,6 +1,6 @@
 /**
  * How PostgreSQL takes much data at once (imports), runs migrations and generates ids: rows in
- * multi-row inserts as large as the parameter limit allows, statistics after a bulk load, an
+ * multi-row inserts as large as the parameter limit allows, statistics and a vacuum after a bulk load, an
  * advisory lock for migrations, identity columns whose sequences follow the largest stored id and
  * never move back (an id once handed out is never handed out again).
  */
@@ -10,7 +10,7 @@ import { rowsPerInsert, type Database, type Engine } from './engine.ts';
 /** The advisory lock key migrations take (any fixed number; this one spells "rsr-api"). */
 const MIGRATION_LOCK = 0x7273722d617069n.toString();
 
-export function postgresLoading(db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'exclusively' | 'generateIds' | 'createIdSequences' | 'nextId' | 'syncGeneratedIds' | 'isIdClash'> {
+export function postgresLoading(db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'vacuum' | 'exclusively' | 'generateIds' | 'createIdSequences' | 'nextId' | 'syncGeneratedIds' | 'isIdClash'> {
   return {
     async insertMany(within, table, columns, rows) {
       const size = rowsPerInsert(columns.length);
@@ -23,6 +23,10 @@ export function postgresLoading(db: Kysely<Database>): Pick<Engine, 'insertMany'
     async analyze(_except, within) {
       // Every table: PostgreSQL weighs a LIMIT and a join by the statistics as they are.
       await sql`analyze`.execute(within ?? db);
+    },
+    async vacuum(tables) {
+      // No ANALYZE: `analyze` has gathered the statistics, and keeps none of the tables it leaves out.
+      if (tables.length) await sql`vacuum ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
     },
     exclusively(work) {
       // A transaction-scoped advisory lock: released at commit or rollback, even if the process dies.

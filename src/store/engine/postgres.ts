@@ -9,7 +9,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import Cursor from 'pg-cursor';
 import { sizeOnly } from '../caches.ts';
-import { TABLE_VERSIONS_SQL, VERSION_SQL, idsOf, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
+import { TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
 import { postgresDialect } from './postgres-dialect.ts';
 import { postgresLoading } from './postgres-load.ts';
 import { isUnavailable, openPool, PREPARED_MAX, storageFault } from './postgres-pool.ts';
@@ -38,7 +38,12 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       return read(query);
     },
     async readIds(query) {
-      return idsOf(await read(query));
+      // One row of text, not a row per id: node-postgres makes an object of every row, three
+      // times the cost of the read itself for 40,000 ids. The aggregate takes the rows in the
+      // order the query gives them: an ordered subquery offers it no parallel (partial) path.
+      const joined = { ...query, sql: `select string_agg(q.id::text, ',') as ids from (${query.sql}) as q(id)` };
+      const [{ ids }] = await read(joined);
+      return typeof ids === 'string' ? Int32Array.from(ids.split(','), Number) : new Int32Array(0);
     },
     async *stream(query, batchSize) {
       const client = await pool.connect();

@@ -12,7 +12,7 @@ const EXCLUSIVE_WAIT_MS = 120_000;
 /** During a bulk load every index page is touched: SQLite may keep 512 MiB of them in memory. */
 const BULK_CACHE_KIB = 524_288;
 
-export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'exclusively'> {
+export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'vacuum' | 'exclusively'> {
   const inserts = new Map<string, SQLite.Statement>();
   return {
     async insertMany(within, table, columns, rows) {
@@ -40,6 +40,7 @@ export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pi
       for (const table of ['sqlite_stat1', 'sqlite_stat4']) await sql`delete from ${sql.table(table)} where tbl in (${sql.join(except)})`.execute(within ?? db);
       await sql`analyze sqlite_schema`.execute(within ?? db); // read again by the planner
     },
+    vacuum: async () => undefined, // SQLite reads an index that holds every column it needs without its table, whatever the rows' age
     exclusively(work) {
       return db.connection().execute(async (connection) => {
         // busy_timeout is 0 (the event loop never waits inside SQLite): wait between attempts here.
