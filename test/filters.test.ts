@@ -51,6 +51,13 @@ for (const store of testStores()) {
       ['budget_item', { other_extra__isnull: 'true' }, [1, 3, 4]],
       ['budget_item', { other_extra__isnull: 'false', other_extra__gt: 'b' }, [2, 7, 8, 10]],
       ['budget_item', { other_extra__lt: 'banana' }, [9, 11]],
+      // A code list's field holds only its codes (or blank): the key alone decides, and still exactly.
+      ['budget_item', { currency: 'EUR' }, [1]],
+      ['budget_item', { currency: 'eur' }, []],
+      ['budget_item', { currency__iexact: 'cad' }, [4]],
+      ['budget_item', { currency: '' }, [2, 3, 7, 8, 9, 10, 11]],
+      ['budget_item', { type: '2' }, [2, 3]],
+      ['budget_item', { project__currency: 'usd' }, []],
       ['budget_item', { amount: '250' }, [2]],
       ['budget_item', { amount__gt: '3' }, [1, 2, 3]],
       ['budget_item', { amount__gte: '3' }, [1, 2, 3, 8, 9]],

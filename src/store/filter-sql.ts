@@ -5,7 +5,8 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { FilterTerm, FilterTree, Hop } from '../query/filters.ts';
-import type { Caller } from '../resources/define.ts';
+import { codes } from '../codelists/index.ts';
+import type { Caller, StoredField } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Dialect, Engine } from './engine/index.ts';
@@ -63,6 +64,25 @@ export function prefixRange(prefix: string): [string, string] | null {
   return [prefix, points.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1)];
 }
 
+const closedSets = new WeakMap<StoredField, ReadonlySet<string> | null>();
+
+/**
+ * The texts a field can hold where writes and imports allow only some (validate.ts: a code
+ * list's codes and its legacy ones, or text choices; blank), if no two share a D7 key; else null.
+ * Among them an equal key is an equal text, so the key's index decides an equality alone (and
+ * a count per project reads that index alone, as a range's does).
+ */
+export function closedValues(field: StoredField): ReadonlySet<string> | null {
+  let values = closedSets.get(field);
+  if (values === undefined) {
+    const allowed = field.codelist ? [...codes(field.codelist), ...(field.legacyCodes ?? [])] : field.choices?.every((choice) => typeof choice === 'string') ? field.choices as string[] : [];
+    const keys = new Set(allowed.map(sortKey));
+    values = allowed.length > 0 && keys.size === allowed.length && !keys.has(sortKey('')) ? new Set([...allowed, '']) : null;
+    closedSets.set(field, values);
+  }
+  return values;
+}
+
 /** One lookup on `alias.name` (a record of `table`); text compares by its D7 key where case does not matter or order does. */
 function condition(eb: Builder, dialect: Dialect, table: string, alias: string, term: FilterTerm, use: FilterUse = 'indexed'): Expression<SqlBool> {
   const value = term.value;
@@ -74,8 +94,10 @@ function condition(eb: Builder, dialect: Dialect, table: string, alias: string, 
   switch (term.lookup) {
     case 'exact':
       if (value === null) return eb(plain, 'is', null);
-      // Equal text has equal D7 keys: the key's index finds the candidates, the text decides.
-      return text ? eb.and([eb(keyed, '=', key(value)), eb(plain, '=', value)]) : eb(plain, '=', stored(value));
+      if (!text) return eb(plain, '=', stored(value));
+      // Equal text has equal D7 keys: the key's index finds the candidates, the text decides
+      // (unless the field can hold no other text of that key).
+      return closedValues(term.field)?.has(value as string) ? eb(keyed, '=', key(value)) : eb.and([eb(keyed, '=', key(value)), eb(plain, '=', value)]);
     case 'iexact':
       return eb(keyed, '=', key(value));
     case 'contains': return like(dialect, plain, `%${likeEscaped(value as string)}%`);
