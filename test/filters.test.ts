@@ -7,6 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePythonLiteral } from '../src/query/python-literal.ts';
+import { storedFields } from '../src/resources/define.ts';
+import { RESOURCES } from '../src/resources/index.ts';
+import { closedValues } from '../src/store/filter-sql.ts';
 import { request, testStores, useServer } from './support/server.ts';
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -20,6 +23,22 @@ describe('python literals', () => {
   for (const text of ["{'a' 1}", "__import__('os').system('x')", "{'a': 1", "{'a': b}", "{1: 2}", '[' .repeat(50) + ']'.repeat(50), "{'a': 'unterminated}"]) {
     test(`refuses ${text.slice(0, 30)}`, () => assert.throws(() => parsePythonLiteral(text)));
   }
+});
+
+describe('the texts a field can hold', () => {
+  const fieldOf = (table: string, name: string) => {
+    const found = storedFields(RESOURCES.find((resource) => resource.table === table) as never).find(([field]) => field === name);
+    assert.ok(found, `${table}.${name}`);
+    return found[1];
+  };
+  test('a code list field holds its codes, its legacy ones or blank; a choice field its choices; a free text anything', () => {
+    const currencies = closedValues(fieldOf('budget_item', 'currency'));
+    assert.deepEqual([currencies?.has('EUR'), currencies?.has('eur'), currencies?.has(''), currencies?.has('XXXX')], [true, false, true, false]);
+    const types = closedValues(fieldOf('transaction', 'transaction_type'));
+    assert.deepEqual([types?.has('1'), types?.has('D'), types?.has('d')], [true, true, false]);
+    assert.deepEqual([...(closedValues(fieldOf('link', 'kind')) ?? [])].sort(), ['', 'A', 'E']);
+    assert.equal(closedValues(fieldOf('budget_item', 'other_extra')), null);
+  });
 });
 
 for (const store of testStores()) {

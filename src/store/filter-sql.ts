@@ -75,7 +75,8 @@ const closedSets = new WeakMap<StoredField, ReadonlySet<string> | null>();
 export function closedValues(field: StoredField): ReadonlySet<string> | null {
   let values = closedSets.get(field);
   if (values === undefined) {
-    const allowed = field.codelist ? [...codes(field.codelist), ...(field.legacyCodes ?? [])] : field.choices?.every((choice) => typeof choice === 'string') ? field.choices as string[] : [];
+    const choices = field.choices?.every((choice) => typeof choice === 'string') ? (field.choices as string[]) : [];
+    const allowed = field.codelist ? [...codes(field.codelist), ...(field.legacyCodes ?? [])] : choices;
     const keys = new Set(allowed.map(sortKey));
     values = allowed.length > 0 && keys.size === allowed.length && !keys.has(sortKey('')) ? new Set([...allowed, '']) : null;
     closedSets.set(field, values);

@@ -1,8 +1,8 @@
 /**
  * How PostgreSQL takes much data at once (imports), runs migrations and generates ids: rows in
- * multi-row inserts as large as the parameter limit allows, statistics and a vacuum after a bulk load, an
- * advisory lock for migrations, identity columns whose sequences follow the largest stored id and
- * never move back (an id once handed out is never handed out again).
+ * multi-row inserts as large as the parameter limit allows, statistics and a vacuum after a bulk
+ * load, an advisory lock for migrations, identity columns whose sequences follow the largest
+ * stored id and never move back (an id once handed out is never handed out again).
  */
 import { sql, type Kysely } from 'kysely';
 import { rowsPerInsert, type Database, type Engine } from './engine.ts';
