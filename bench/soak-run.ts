@@ -449,6 +449,7 @@ export async function soak(given: Partial<SoakOptions> = {}): Promise<SoakReport
       // figures once idle are read soon after the checks.
       const downloading = (async () => {
         while (loading && performance.now() - loadStarted < loadMs - REPORT_THREAD_IDLE_MS) {
+          const roundStarted = performance.now();
           const round = await downloadRound(base, organisation, downloadKeys);
           lastDownloadEnded = performance.now();
           rounds += 1;
@@ -456,7 +457,9 @@ export async function soak(given: Partial<SoakOptions> = {}): Promise<SoakReport
             tally(downloadStatuses, download.status);
             slowestDownload = Math.max(slowestDownload, download.ms);
           }
-          await Promise.race([sleep(options.reportsEverySeconds * 1000), loadEnded]);
+          // A round starts every reportsEverySeconds (a slow round is followed by the next at once),
+          // not that long after the last one ended: a slower machine still downloads in rounds.
+          await Promise.race([sleep(Math.max(0, options.reportsEverySeconds * 1000 - (performance.now() - roundStarted))), loadEnded]);
         }
       })();
 

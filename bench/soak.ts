@@ -5,7 +5,7 @@
  *   SOAK_MINUTES=30          minutes of load          SOAK_WARM_UP_MINUTES   before memory is measured (a sixth, at most 5)
  *   SOAK_SCALE=1             demo scale               SOAK_STORE=sqlite      or postgres (on SOAK_POSTGRES_URL or TEST_POSTGRES_URL)
  *   SOAK_RATE=200            the mix's requests/s (0: unlimited), over SOAK_CONNECTIONS=16
- *   SOAK_SAMPLE_SECONDS=5    SOAK_REPORTS_EVERY=60 (s between rounds of downloads)   SOAK_IMPORT_EVERY=15 (s between imports)
+ *   SOAK_SAMPLE_SECONDS=5    SOAK_REPORTS_EVERY=60 (s from one round of downloads to the next)   SOAK_IMPORT_EVERY=15 (s between imports)
  *   SOAK_MAX_SLOPE=20        MiB per hour a worker's RSS may grow after the warm-up
  *   SOAK_RESULT              where the figures go (bench/results/soak.json)
  */
