@@ -10,7 +10,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { parseListQuery } from '../src/query/list-query.ts';
 import { ANONYMOUS, storedFields, type Resource, type StoredField } from '../src/resources/define.ts';
 import { entityOf, RESOURCES } from '../src/resources/index.ts';
-import { countQuery, markQuery, pageQuery } from '../src/store/list-sql.ts';
+import { countQuery, markQuery, pageQuery, projectCountsQuery } from '../src/store/list-sql.ts';
 import { dropUndeclaredIndexes, searchedColumns, secondaryIndexes } from '../src/store/indexes.ts';
 import type { Engine } from '../src/store/engine/index.ts';
 import { testStores, useServer } from './support/server.ts';
@@ -87,6 +87,17 @@ for (const store of testStores()) {
         const built = await markQuery(server.engine, resource, ANONYMOUS, list.filters, list.order, { id: 5, value }, 250);
         const steps = await planOf(server.engine, built.compile());
         assert.match(steps, new RegExp(`Index Only Scan using ${table}_${name}(_sortkey)?_desc`), steps);
+      });
+    }
+
+    // A code list's field holds no two codes of one key (filter-sql.ts, closedValues): an
+    // equality is counted per project from the key's index, no row read to compare the text.
+    for (const [table, name, value] of [['budget_item', 'currency', 'EUR'], ['transaction', 'transaction_type', 'D'], ['link', 'kind', 'A']] as const) {
+      test(`${table}?${name}=${value} is counted per project from its key's index alone`, async () => {
+        const resource = RESOURCES.find((candidate) => candidate.table === table) as Resource;
+        const list = parseListQuery(resource, [[name, value]], ANONYMOUS);
+        const steps = await planOf(server.engine, projectCountsQuery(server.engine, resource, list.filters).compile());
+        assert.match(steps, new RegExp(`(COVERING INDEX|Index Only Scan using) ${table}_${name}_sortkey_`), steps);
       });
     }
 

@@ -5,7 +5,7 @@
  * data (problems.ts), worded by messages.ts.
  */
 import { Value } from '@sinclair/typebox/value';
-import { hasCode } from '../codelists/index.ts';
+import { codes, hasCode } from '../codelists/index.ts';
 import { isIsoDate, toCanonicalUtc } from '../text/time.ts';
 import { storedFields, type Entity, type Row, type StoredField } from './define.ts';
 import type { Check, Problem } from './problems.ts';
@@ -69,6 +69,18 @@ function jsonTextProblem(value: unknown, depth = 1): Check {
     const problem = (typeof key === 'string' ? characterProblem(key) : null) ?? jsonTextProblem(item, depth + 1);
     if (problem) return problem;
   }
+  return null;
+}
+
+/**
+ * Every text textProblem lets a field hold, where that is a closed list: a code list's codes and
+ * its legacy ones, or text choices; blank too. Null for a free text. (Filters lean on it:
+ * store/filter-sql.ts, closedValues.)
+ */
+export function allowedTexts(field: StoredField): string[] | null {
+  if (field.type !== 'text') return null;
+  if (field.codelist) return [...codes(field.codelist), ...(field.legacyCodes ?? []), ''];
+  if (field.choices?.length && field.choices.every((choice) => typeof choice === 'string')) return [...(field.choices as string[]), ''];
   return null;
 }
 

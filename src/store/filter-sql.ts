@@ -5,9 +5,9 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { FilterTerm, FilterTree, Hop } from '../query/filters.ts';
-import { codes } from '../codelists/index.ts';
 import type { Caller, StoredField } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
+import { allowedTexts } from '../resources/validate.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Dialect, Engine } from './engine/index.ts';
 import { column, visibleIds, type Query } from './visibility.ts';
@@ -67,18 +67,15 @@ export function prefixRange(prefix: string): [string, string] | null {
 const closedSets = new WeakMap<StoredField, ReadonlySet<string> | null>();
 
 /**
- * The texts a field can hold where writes and imports allow only some (validate.ts: a code
- * list's codes and its legacy ones, or text choices; blank), if no two share a D7 key; else null.
- * Among them an equal key is an equal text, so the key's index decides an equality alone (and
- * a count per project reads that index alone, as a range's does).
+ * The texts a field can hold (validate.ts, allowedTexts), if no two of them share a D7 key; else
+ * null. Among them an equal key is an equal text, so the key's index decides an equality alone
+ * (and a count per project reads that index alone, as a range's does).
  */
 export function closedValues(field: StoredField): ReadonlySet<string> | null {
   let values = closedSets.get(field);
   if (values === undefined) {
-    const choices = field.choices?.every((choice) => typeof choice === 'string') ? (field.choices as string[]) : [];
-    const allowed = field.codelist ? [...codes(field.codelist), ...(field.legacyCodes ?? [])] : choices;
-    const keys = new Set(allowed.map(sortKey));
-    values = allowed.length > 0 && keys.size === allowed.length && !keys.has(sortKey('')) ? new Set([...allowed, '']) : null;
+    const allowed = allowedTexts(field) ?? [];
+    values = allowed.length > 0 && new Set(allowed.map(sortKey)).size === allowed.length ? new Set(allowed) : null;
     closedSets.set(field, values);
   }
   return values;
