@@ -113,8 +113,12 @@ function condition(eb: Builder, dialect: Dialect, table: string, alias: string, 
       return use === 'indexed' ? searched(dialect, table, alias, term, part, match) : match;
     }
     case 'in': {
-      const items = (value as unknown[]).map(stored);
-      return items.length ? eb(plain, 'in', items) : sql<SqlBool>`1 = 0`;
+      const items = value as unknown[];
+      if (!items.length) return sql<SqlBool>`1 = 0`;
+      // Codes the field can hold are told apart by their keys: the key's index decides, as an equality's.
+      const closed = text ? closedValues(term.field) : null;
+      if (closed && items.every((item) => closed.has(item as string))) return eb(keyed, 'in', items.map(key));
+      return eb(plain, 'in', items.map(stored));
     }
     case 'range': {
       const [low, high] = value as unknown[];

@@ -190,7 +190,14 @@ const MIGRATIONS: Migration[] = [
     version: 16,
     name: 'the index a descending order is walked in carries the project too, where the engine would otherwise visit each row the walk passes',
     async up(db, engine) {
-      for (const entity of TABLES) await carryProjectsInOrderIndexes(db, engine.dialect, entity, ['desc']);
+      if (engine.name === 'postgres') for (const entity of TABLES) await carryProjectsInOrderIndexes(db, engine.dialect, entity, ['desc']);
+    },
+  },
+  {
+    version: 17,
+    name: 'on SQLite too, the index a descending order is walked in carries the project',
+    async up(db, engine) {
+      if (engine.name === 'sqlite') for (const entity of TABLES) await carryProjectsInOrderIndexes(db, engine.dialect, entity, ['desc']);
     },
   },
 ];

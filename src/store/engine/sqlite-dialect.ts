@@ -69,15 +69,18 @@ export const sqliteDialect: Dialect = {
   // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards. Carried
   // columns go after an explicit id (the ascending order is served as before) in the indexes the
   // planner reads a range from: `idx`, and for a nullable field `asc` too, whose NULL test it
-  // skip-scans rather than read `idx` for some tables, whatever each holds.
-  carryingIndexes: (nullable) => (nullable ? ['idx', 'asc'] : ['idx']),
+  // skip-scans rather than read `idx` for some tables, whatever each holds. `desc` carries them
+  // too: a descending walk to a deep page then reads the index alone, not each row it passes
+  // (at scale 100, cold, 700 ms for page 100 of a nullable field's order against 30 warm).
+  carryingIndexes: (nullable) => (nullable ? ['idx', 'asc', 'desc'] : ['idx', 'desc']),
   analyzeIndex: (name) => sql`analyze ${sql.id(name)}`,
   orderIndexes(column, nullable, carried): Record<string, RawBuilder<unknown>[]> {
     const value = sql.ref(column);
-    const extra = carried.length ? [sql`id`, ...carried.map((name) => sql.ref(name))] : [];
-    if (!nullable) return { idx: [value, ...extra], desc: [value, sql`id desc`] };
+    const projects = carried.map((name) => sql.ref(name));
+    const extra = carried.length ? [sql`id`, ...projects] : [];
+    if (!nullable) return { idx: [value, ...extra], desc: [value, sql`id desc`, ...projects] };
     const keys = [sql`${value} is null`, value];
-    return { idx: [value, ...extra], asc: [...keys, ...extra], desc: [...keys, sql`id desc`] };
+    return { idx: [value, ...extra], asc: [...keys, ...extra], desc: [...keys, sql`id desc`, ...projects] };
   },
 };
 

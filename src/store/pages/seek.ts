@@ -2,7 +2,8 @@
  * A deep page read in SQL from a noted position. Walking to it from the start would probe every
  * row before it for visibility; instead the positions 0, SEEK_STEP, 2·SEEK_STEP, … of the list
  * in its order are noted as pages that deep are asked for (once per version of the list's
- * tables), and a page starts from the nearest one before it: it walks fewer than SEEK_STEP rows
+ * tables; those missing, by one statement that walks from the last noted to the deepest wanted),
+ * and a page starts from the nearest one before it: it walks fewer than SEEK_STEP rows
  * however deep it is. A position is its record's id and, in an order by a field, that field's
  * value: the page's SQL starts where the order's index holds that value (list-sql.ts, `fromSeek`).
  *
@@ -22,7 +23,7 @@ import type { CacheDescription } from '../caches.ts';
 import { VersionedCache } from '../data-version.ts';
 import { orderValue } from '../columns.ts';
 import type { Columns, Engine } from '../engine/index.ts';
-import { markQuery, type PageRequest, type Seek } from '../list-sql.ts';
+import { marksQuery, type PageRequest, type Seek } from '../list-sql.ts';
 import { describeVersioned, LIST_TABLES, listKey } from './shared.ts';
 
 const SEEK_STEP = 250;
@@ -76,13 +77,16 @@ export class SeekMarks {
     const marks = await this.marks.get(version, key, async () => ({ positions: [], complete: false, extending: Promise.resolve() }));
     const wanted = Math.floor(page.offset / SEEK_STEP);
     const extension = marks.extending.then(async () => {
-      while (!marks.complete && marks.positions.length <= wanted) {
-        const query = await markQuery(this.engine, resource, caller, filters, page.order, marks.positions.at(-1) ?? null, SEEK_STEP);
-        const [row] = await this.engine.runLong(query.compile());
+      if (marks.complete || marks.positions.length > wanted) return;
+      const count = wanted + 1 - marks.positions.length;
+      const query = await marksQuery(this.engine, resource, caller, filters, page.order, marks.positions.at(-1) ?? null, SEEK_STEP, count);
+      const rows = await this.engine.runLong(query.compile());
+      for (const row of rows) {
         // A field declared never null that holds one (a database written by hand) is walked.
-        if (row && row.value !== null) marks.positions.push('value' in row ? { id: Number(row.id), value: row.value } : { id: Number(row.id) });
-        else marks.complete = true;
+        if (row.value === null) break;
+        marks.positions.push('value' in row ? { id: Number(row.id), value: row.value } : { id: Number(row.id) });
       }
+      if (marks.positions.length <= wanted) marks.complete = true;
     });
     marks.extending = extension.catch(() => undefined); // a failed query fails this request only
     await extension;
