@@ -75,6 +75,9 @@ for (const store of testStores()) {
       ['budget_item', { currency: 'eur' }, []],
       ['budget_item', { currency__iexact: 'cad' }, [4]],
       ['budget_item', { currency: '' }, [2, 3, 7, 8, 9, 10, 11]],
+      // A choice among codes by the key alone; with a text that is no code, every text exactly.
+      ['budget_item', { currency__in: 'EUR,CAD' }, [1, 4]],
+      ['budget_item', { currency__in: 'eur,CAD' }, [4]],
       ['budget_item', { type: '2' }, [2, 3]],
       ['budget_item', { project__currency: 'usd' }, []],
       ['budget_item', { amount: '250' }, [2]],

@@ -71,7 +71,7 @@ export const sqliteDialect: Dialect = {
   // planner reads a range from: `idx`, and for a nullable field `asc` too, whose NULL test it
   // skip-scans rather than read `idx` for some tables, whatever each holds. `desc` carries them
   // too: a descending walk to a deep page then reads the index alone, not each row it passes
-  // (at scale 100, cold, 700 ms for page 100 of a nullable field's order against 30 warm).
+  // (migration 17; at scale 100, page 100 of comments by `-created_at`: 419 → 13 ms).
   carryingIndexes: (nullable) => (nullable ? ['idx', 'asc', 'desc'] : ['idx', 'desc']),
   analyzeIndex: (name) => sql`analyze ${sql.id(name)}`,
   orderIndexes(column, nullable, carried): Record<string, RawBuilder<unknown>[]> {
