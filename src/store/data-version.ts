@@ -234,6 +234,13 @@ export class VersionedCache<T> {
     return computing;
   }
 
+  /** Keeps `value` for `key` at `version`, learnt by a read made for something else (a lookup that made an entry). */
+  put(version: number, key: string, value: T): void {
+    const cached = this.entries.get(key);
+    if (cached) this.drop(key, cached);
+    void this.get(version, key, async () => value);
+  }
+
   private drop(key: string, entry: CacheEntry<T>): void {
     this.entries.delete(key);
     this.weight -= entry.weight;

@@ -22,6 +22,12 @@ export interface PageRequest {
   walk?: number;
   /** Only records of these projects can match (pages/in-sql.ts, `within`): read through the project's index. */
   within?: readonly number[];
+  /**
+   * The filters' matches found first, apart, then read by id and sorted (pages/in-sql.ts: filters
+   * no index serves): the planner finds them in the narrowest index holding the filtered columns
+   * rather than walk the whole order's index reading every row.
+   */
+  matchesFirst?: boolean;
 }
 
 /**
@@ -102,11 +108,22 @@ function fromSeek(resource: Resource, order: readonly OrderTerm[], seek: Seek): 
 /** One page: the caller's matching records in the requested order (from `seek` on, when given). */
 export async function pageQuery(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
   const from = page.walk ? walked(engine, resource, page, seek) : undefined;
-  let records = selectColumns(await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'walked' : 'indexed', from), entityOf(resource.table));
+  let records = selectColumns(page.matchesFirst ? await matchedFirst(engine, resource, caller, filters) : await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'walked' : 'indexed', from), entityOf(resource.table));
   if (seek && !from) records = records.where(fromSeek(resource, page.order, seek));
   const project = page.within ? projectColumnOf(entityOf(resource.table), 't') : null;
   if (project && page.within) records = records.where(engine.dialect.inList(project as never, engine.dialect.listParameter(page.within)));
   return applyOrder(engine, records, resource, page.order, page.pinned).limit(page.limit).offset(page.offset);
+}
+
+/**
+ * The caller's visible records among the ids the filters match, found by a subquery of their own
+ * (its `t` the table again): at scale 100, `help_text__icontains=wa&ordering=-order` of custom
+ * fields, 51,000 of 932,000 match: 0.3 s found in the text's index (it carries the id), where the
+ * planner walked the whole order's index reading every row, 0.9–1.3 s (SQLite).
+ */
+async function matchedFirst(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined): Promise<Query> {
+  const matches = whereFilters(engine.db.selectFrom(`${resource.table} as t`), engine, caller, resource.table, filters).select(column('t', 'id').as('id'));
+  return (await visibleRecords(engine, resource, caller)).where(column('t', 'id') as never, 'in', matches as never);
 }
 
 /**

@@ -54,6 +54,7 @@ export const postgresDialect: Dialect = {
   // a descending walk (pages/seek.ts) then reads the index alone, its tie-breaking test on the
   // index's entries rather than on each row it passes (heap fetches), four times faster.
   carryingIndexes: () => ['asc', 'desc'],
+  matchesApart: false,
   analyzeIndex: () => null,
   orderIndexes(column, _nullable, carried): Record<string, RawBuilder<unknown>[]> {
     const after = [sql`id`, ...carried.map((name) => sql.ref(name))];

@@ -73,6 +73,7 @@ export const sqliteDialect: Dialect = {
   // too: a descending walk to a deep page then reads the index alone, not each row it passes
   // (migration 17; at scale 100, page 100 of comments by `-created_at`: 419 → 13 ms).
   carryingIndexes: (nullable) => (nullable ? ['idx', 'asc', 'desc'] : ['idx', 'desc']),
+  matchesApart: true,
   analyzeIndex: (name) => sql`analyze ${sql.id(name)}`,
   orderIndexes(column, nullable, carried): Record<string, RawBuilder<unknown>[]> {
     const value = sql.ref(column);

@@ -6,6 +6,12 @@
  * filters row by row, by reading only the projects that hold the matches, or by letting the
  * filters' indexes find every match and sorting them.
  *
+ * A walk that came up short is remembered for its list and order (not per version: it says where
+ * the matches lie along the order, which a write hardly moves, and a page is exact whichever way
+ * reads it): the list's other pages, and the same page asked again, are read the next way at once
+ * instead of walking first, in vain, every time (at scale 100, a prefix search ordered by another
+ * field: a 135 ms walk before a 410 ms sort).
+ *
  * The compiled query is kept per version of the list's tables under every input it is made from,
  * values included (a key that holds everything cannot pick another query's SQL or parameters):
  * the same page read again after its answer was evicted or made stale costs no building.
@@ -19,11 +25,14 @@ import type { Columns, Engine } from '../engine/index.ts';
 import { servedByIndex } from '../filter-sql.ts';
 import { pageQuery, type PageRequest, type Seek } from '../list-sql.ts';
 import { visibilityKey } from '../visibility.ts';
-import { describeVersioned, LIST_TABLES, LONG_ROWS } from './shared.ts';
+import { describeVersioned, LIST_TABLES, listKey, LONG_ROWS } from './shared.ts';
 
 /** A walk stops after this many times the rows it should meet, and never before WALK_MIN. */
 const WALK_SLACK = 4;
 const WALK_MIN = 1000;
+
+/** A sorted page finds the matches apart first (`matchesFirst`) where they are at most 1/APART_SHARE of the table. */
+const APART_SHARE = 4;
 
 /** A page is read within the projects that hold its matches when they are at most this many (one parameter, and part of the statement's key). */
 const WITHIN_PROJECTS = 1000;
@@ -31,7 +40,12 @@ const WITHIN_PROJECTS = 1000;
 /** Where a list's matching records are, if in at most `most` projects (ProjectCounts#whereMatches), for lists whose counts are kept per project. */
 export type WhereMatches = (resource: Resource, caller: Caller, filters: FilterTree, most: number) => Promise<{ projects: number[]; rows: number } | null>;
 
+/** The version short walks are kept at: always current (see above). */
+const ANY_VERSION = 0;
+
 export class SqlPages {
+  /** Lists, as a caller sees them in an order, whose walk came up short. */
+  private readonly shortWalks = new VersionedCache<true>({ maxEntries: 5000 });
   /** A thousand: keyed by values too, most are never asked for again (the answers are kept apart, http/response-cache.ts). */
   private readonly statements = new VersionedCache<CompiledQuery>({ maxEntries: 1000 });
   private readonly engine: Engine;
@@ -49,11 +63,17 @@ export class SqlPages {
   async read(resource: Resource, caller: Caller, page: PageRequest, total: number, version: number, filters?: FilterTree, seeking?: { seek: Seek; offset: number } | null): Promise<Columns[]> {
     const offset = seeking?.offset ?? page.offset;
     const way = await this.way(resource, caller, { ...page, offset }, total, filters);
+    const then = () => this.run(resource, caller, { ...page, offset, ...way.then }, version, filters, seeking);
+    if (!way.first.walk) return then();
+    // From where the list was noted to begin (seek.ts), a walk meets its first match at once: another walk.
+    const walkKey = `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}|${seeking ? 'from its start' : 'from the top'}`;
+    if (this.shortWalks.peek(ANY_VERSION, walkKey)) return then();
     const rows = await this.run(resource, caller, { ...page, offset, ...way.first }, version, filters, seeking);
     // A walk cut short (the matches lie further along the order than their number promised) is
     // read again the next way: the page holds exactly this many records.
-    if (way.first.walk && rows.length < Math.min(page.limit, total - page.offset)) return this.run(resource, caller, { ...page, offset, ...way.then }, version, filters, seeking);
-    return rows;
+    if (rows.length >= Math.min(page.limit, total - page.offset)) return rows;
+    this.shortWalks.put(ANY_VERSION, walkKey, true);
+    return then();
   }
 
   private async run(resource: Resource, caller: Caller, request: PageRequest, version: number, filters?: FilterTree, seeking?: { seek: Seek; offset: number } | null): Promise<Columns[]> {
@@ -69,7 +89,10 @@ export class SqlPages {
   }
 
   caches(): CacheDescription[] {
-    return [describeVersioned('page_statements', this.statements, 'a page\'s compiled SQL', 'resource, what the caller may see, filters, page, seek', LIST_TABLES)];
+    return [
+      describeVersioned('page_statements', this.statements, 'a page\'s compiled SQL', 'resource, what the caller may see, filters, page, seek', LIST_TABLES),
+      describeVersioned('short_walks', this.shortWalks, 'that a walk of the order\'s index came up short', 'resource, what the caller may see, filters, order, whether from where the list begins', 'never: a choice of way, not an answer (the page is exact whichever way reads it)'),
+    ];
   }
 
   /**
@@ -80,17 +103,22 @@ export class SqlPages {
    *   within  only the records of the projects that hold matches (counts kept per project say
    *           which), through the project's index: as many rows as those projects hold;
    *   sort    the filters' own index finds every match, sorted after: `matches` rows; or, where
-   *           no index serves them (a two-letter search, a text's end), every row of the table.
+   *           no index serves them (a two-letter search, a text's end), every row of the table,
+   *           on SQLite the matches found first apart (`matchesFirst`: in the narrowest index
+   *           that holds the filtered column, not by walking the whole order's index row by row).
    * The cheapest is chosen; a tie goes to the planner's own way.
    */
-  private async way(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<{ first: Pick<PageRequest, 'walk' | 'within'>; then: Pick<PageRequest, 'within'> }> {
+  private async way(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<{ first: Pick<PageRequest, 'walk' | 'within' | 'matchesFirst'>; then: Pick<PageRequest, 'within' | 'matchesFirst'> }> {
     if (!filters || !filtersAnything(filters)) return { first: {}, then: {} };
     const rows = await this.tableSize(resource);
-    const sort = servedByIndex(filters) ? total : rows;
+    const indexed = servedByIndex(filters);
+    const sort = indexed ? total : rows;
     const walk = page.pinned && resource.pinnedOrder ? Infinity : ((page.offset + page.limit) * rows) / Math.max(total, 1);
     const where = await this.whereMatches(resource, caller, filters, WITHIN_PROJECTS);
     const within = where ? where.rows : Infinity;
-    const then = within < sort ? { within: where!.projects } : {};
+    // Matches found apart are each read again by id: worth it where they are few beside the table.
+    const apart = !indexed && this.engine.dialect.matchesApart && total * APART_SHARE <= rows;
+    const then = within < sort ? { within: where!.projects } : apart ? { matchesFirst: true } : {};
     // The walk may meet matches later than their share says (a text that goes with an order):
     // it stops at a few times the rows it should meet, and the page is read the next way.
     if (walk < Math.min(sort, within)) return { first: { walk: Math.max(WALK_MIN, Math.ceil(walk * WALK_SLACK)) }, then };

@@ -1,0 +1,54 @@
+/**
+ * A filtered page read by walking its order's index (store/pages/in-sql.ts) stops after a few times
+ * the rows it should meet; where the matches lie further along the order than their share says,
+ * the page is read the next way, and the list in that order is remembered as one whose walks come
+ * up short: its other pages are read the next way at once. Either way each page holds exactly the
+ * records a plain reading of the table in that order gives.
+ */
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { generateDemo } from '../demo/generate.ts';
+import { createToken, createUser } from '../src/store/users.ts';
+import { request, testStores, useServer } from './support/server.ts';
+
+for (const store of testStores()) {
+  describe(`walks that came up short (${store.name})`, () => {
+    // Some 2,000 budget items: more than the fewest rows a walk reads (1,000), so one can come up short.
+    const server = useServer(store, () => generateDemo({ scale: 0.2, seed: 1 }).map(({ entity, records }) => ({ file: entity, label: entity, records })));
+    let headers: Record<string, string> = {};
+    before(async () => {
+      await createUser(server.engine, { email: 'admin@example.org', firstName: 'Ada', lastName: 'Admin', admin: true });
+      headers = { authorization: `Token ${await createToken(server.engine, 'admin@example.org')}` };
+    });
+
+    const shortWalks = () => server.reader.caches().find((cache) => cache.name === 'short_walks')!.figures();
+
+    test('are remembered for their list and order, and every page holds what a plain reading of the table does', async () => {
+      const ids = (await server.engine.run(server.engine.db.selectFrom('budget_item').select('id').orderBy('id').compile())).map((row) => Number(row.id));
+      assert.ok(ids.length > 1500, `${ids.length} budget items`);
+      // The last third in id order: a walk from the first id expects a match in every third row and meets none for 1,000.
+      const from = ids[Math.floor((ids.length * 2) / 3)];
+      const matches = ids.filter((id) => id > from);
+      const page = async (ordering: string, number: number) => {
+        const answer = await request(server.base, `/rest/v1/budget_item/?id__gt=${from}&ordering=${ordering}&page=${number}`, { headers });
+        assert.equal(answer.status, 200);
+        const body = answer.body as { count: number; results: { id: number }[] };
+        return { count: body.count, ids: body.results.map((item) => item.id) };
+      };
+      const before = shortWalks();
+      assert.deepEqual(await page('id', 1), { count: matches.length, ids: matches.slice(0, 30) });
+      assert.deepEqual(shortWalks(), { ...before, entries: before.entries + 1, misses: before.misses + 1 }, 'the walk came up short and is remembered');
+      // Page 2 starts where page 1 found the list to begin (pages/seek.ts): its walk meets matches at once.
+      assert.deepEqual(await page('id', 2), { count: matches.length, ids: matches.slice(30, 60) });
+      assert.deepEqual(shortWalks(), { ...before, entries: before.entries + 1, misses: before.misses + 1 });
+      // A write forgets where the list begins, not that walks from the top come up short.
+      const patch = await request(server.base, `/rest/v1/budget_item/${ids[0]}/`, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ amount: '12.50' }) });
+      assert.equal(patch.status, 200);
+      assert.deepEqual(await page('id', 1), { count: matches.length, ids: matches.slice(0, 30) });
+      assert.deepEqual(shortWalks(), { ...before, entries: before.entries + 1, misses: before.misses + 1, hits: before.hits + 1 }, 'page 1 went the next way at once');
+      // The other direction is another list, whose walk meets its matches at once: nothing more remembered.
+      assert.deepEqual(await page('-id', 2), { count: matches.length, ids: [...matches].reverse().slice(30, 60) });
+      assert.equal(shortWalks().entries, before.entries + 1);
+    });
+  });
+}
