@@ -25,7 +25,7 @@ import type { Columns, Engine } from '../engine/index.ts';
 import { servedByIndex } from '../filter-sql.ts';
 import { pageQuery, type PageRequest, type Seek } from '../list-sql.ts';
 import { visibilityKey } from '../visibility.ts';
-import { describeVersioned, LIST_TABLES, listKey, LONG_ROWS } from './shared.ts';
+import { describeVersioned, LIST_TABLES, LONG_ROWS, orderedListKey } from './shared.ts';
 
 /** A walk stops after this many times the rows it should meet, and never before WALK_MIN. */
 const WALK_SLACK = 4;
@@ -66,7 +66,7 @@ export class SqlPages {
     const then = () => this.run(resource, caller, { ...page, offset, ...way.then }, version, filters, seeking);
     if (!way.first.walk) return then();
     // From where the list was noted to begin (seek.ts), a walk meets its first match at once: another walk.
-    const walkKey = `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}|${seeking ? 'from its start' : 'from the top'}`;
+    const walkKey = `${orderedListKey(resource, caller, page, filters)}|${seeking ? 'from its start' : 'from the top'}`;
     if (this.shortWalks.peek(ANY_VERSION, walkKey)) return then();
     const rows = await this.run(resource, caller, { ...page, offset, ...way.first }, version, filters, seeking);
     // A walk cut short (the matches lie further along the order than their number promised) is

@@ -24,7 +24,7 @@ import { VersionedCache } from '../data-version.ts';
 import { orderValue } from '../columns.ts';
 import type { Columns, Engine } from '../engine/index.ts';
 import { marksQuery, type PageRequest, type Seek } from '../list-sql.ts';
-import { describeVersioned, LIST_TABLES, listKey } from './shared.ts';
+import { describeVersioned, LIST_TABLES, orderedListKey } from './shared.ts';
 
 const SEEK_STEP = 250;
 
@@ -35,8 +35,6 @@ interface Marks {
   extending: Promise<unknown>;
 }
 
-/** A list as the caller sees it, in the page's order: what marks and starts are kept by. */
-const keyOf = (resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree) => `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`;
 
 /** The declaration of the page's first order field. */
 const firstField = (resource: Resource, page: PageRequest) => storedFields(resource).find(([name]) => name === page.order[0].field)?.[1];
@@ -68,7 +66,7 @@ export class SeekMarks {
   /** Where the page's SQL starts and how far past that its offset is; null to read it from the start. */
   async seekFor(resource: Resource, caller: Caller, page: PageRequest, version: number, filters?: FilterTree): Promise<{ seek: Seek; offset: number } | null> {
     if (!seekable(resource, page)) return null;
-    const key = keyOf(resource, caller, page, filters);
+    const key = orderedListKey(resource, caller, page, filters);
     if (filtersAnything(filters)) {
       const start = this.starts.peek(version, key);
       return start ? { seek: await start, offset: page.offset } : null;
@@ -103,7 +101,7 @@ export class SeekMarks {
     const value = term.field === 'id' || !field ? undefined : orderValue(field, first[term.field]);
     if (value === null) return;
     const start = value === undefined ? { id: Number(first.id) } : { id: Number(first.id), value };
-    void this.starts.get(version, keyOf(resource, caller, page, filters), async () => start);
+    void this.starts.get(version, orderedListKey(resource, caller, page, filters), async () => start);
   }
 
   caches(): CacheDescription[] {

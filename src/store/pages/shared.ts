@@ -3,6 +3,7 @@ import { filterKey, type FilterTree } from '../../query/filters.ts';
 import type { Caller, Resource } from '../../resources/define.ts';
 import type { CacheDescription } from '../caches.ts';
 import type { VersionedCache } from '../data-version.ts';
+import type { PageRequest } from '../list-sql.ts';
 import { visibilityKey } from '../visibility.ts';
 
 /** Reads that walk or return this many rows run off the event loop (Engine.runLong). */
@@ -10,6 +11,9 @@ export const LONG_ROWS = 300;
 
 /** A list as a caller sees it: its resource, what the caller may see, and the filters. */
 export const listKey = (resource: Resource, caller: Caller, filters?: FilterTree) => `${resource.name}|${visibilityKey(caller)}|${filterKey(filters)}`;
+
+/** That list in a page's order: what noted positions (seek.ts) and walks that came up short (in-sql.ts) are kept by. */
+export const orderedListKey = (resource: Resource, caller: Caller, page: Pick<PageRequest, 'order'>, filters?: FilterTree) => `${listKey(resource, caller, filters)}|${JSON.stringify(page.order)}`;
 
 /** What makes an entry about a list stale. */
 export const LIST_TABLES = "a write to any table the resource's answers are read from (its stamp)";
