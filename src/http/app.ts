@@ -117,7 +117,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     deepPages: () => ({ hits: reader.memory.lists.hits, misses: reader.memory.lists.misses, ids: reader.memory.orders.weighs + reader.memory.lists.weighs }),
     pool: () => options.engine.poolStats(),
     reports: () => services.reports?.load ?? null,
-    caches: () => [responses.describe(), ...reader.caches(), options.engine.statementCache()],
+    caches: () => [responses.describe(), ...reader.caches(), ...options.engine.caches()],
   });
 
   // onRequest hooks run in the order registered here, and plugins load in the same order: every

@@ -9,7 +9,7 @@ import { projectPathOf, SERVICE, storedFields, type Caller, type Entity, type Or
 import { entityOf } from '../resources/index.ts';
 import { orderColumn } from './columns.ts';
 import type { Database, Engine } from './engine/index.ts';
-import { whereFilters, type FilterUse } from './filter-sql.ts';
+import { anyOnKeys, decidedOnKeys, whereFilters, type FilterUse } from './filter-sql.ts';
 import { column, projectColumnOf, towardsProject, visibleRecords, type Query } from './visibility.ts';
 
 export interface PageRequest {
@@ -199,9 +199,14 @@ export function projectCountsQuery(engine: Engine, resource: Resource, filters: 
   const owner = towardsProject(engine.db.selectFrom(`${resource.table} as t`), 't', entityOf(resource.table), path, 'p', 'leftJoin');
   let query = whereFilters(owner.query, engine, SERVICE, resource.table, filters);
   if (projects) query = query.where(engine.dialect.inList(owner.project as never, engine.dialect.listParameter(projects)));
+  // Matches decided on their keys are read from the key's index, which carries the project:
+  // grouped as read from it (`+`: no index of the project), where SQLite's planner would
+  // read every record in project order instead (at scale 100, custom fields named like `he`: 0.6 s
+  // → 65 ms). A few projects' records are read from the project's index, as before.
+  const grouped = !projects && anyOnKeys(filters, decidedOnKeys(engine, resource.table)) ? sql`+${owner.project}` : owner.project;
   // In project order (no project first), as the histogram keeps them: sorted by the database, off
   // the event loop, where the grouping has not already read them in that order from an index.
-  return query.select([owner.project.as('project'), sql<number | string>`count(*)`.as('count')]).groupBy(owner.project as never).orderBy(owner.project as never, (order) => order.asc().nullsFirst());
+  return query.select([owner.project.as('project'), sql<number | string>`count(*)`.as('count')]).groupBy(grouped as never).orderBy(grouped as never, (order) => order.asc().nullsFirst());
 }
 
 /**

@@ -172,10 +172,16 @@ export interface Engine {
   writesBlocked(remembered: StorageFault | null): Promise<StorageFault | null>;
   /** A statement stopped for running longer than `statementTimeoutMs`. */
   isStatementTimeout(error: unknown): boolean;
+  /**
+   * Whether the index of a text's D7 key column (`table_column_idx`) holds few distinct keys
+   * beside its rows, as the planner's statistics say: a part lookup is then decided on the keys
+   * first (filter-sql.ts). False where unknown, and on PostgreSQL, whose planner is left its own way.
+   */
+  fewKeys(table: string, column: string): boolean;
   /** Connections of the pool (PostgreSQL); null where there is none. */
   poolStats(): { total: number; idle: number; waiting: number } | null;
-  /** Its cache of prepared statements, for the registry of caches (store/caches.ts). */
-  statementCache(): CacheDescription;
+  /** Its caches (prepared statements; SQLite's statistics too), for the registry of caches (store/caches.ts). */
+  caches(): CacheDescription[];
 
   /** Closes every connection and stops listening for changes. */
   close(): Promise<void>;

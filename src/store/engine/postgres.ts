@@ -90,11 +90,12 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       return remembered === 'full' ? 'full' : null;
     },
     isStatementTimeout: (error) => (error as { code?: unknown } | null)?.code === '57014' && /statement timeout/.test((error as Error).message),
+    fewKeys: () => false,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    statementCache: () => ({
+    caches: () => [{
       name: 'statements', holds: 'the name a SQL text is prepared under, on every connection', key: 'SQL text', bound: `${PREPARED_MAX} texts (later ones unnamed)`, stale: 'never (no data in it)',
       figures: sizeOnly(names),
-    }),
+    }],
     async close() {
       await watch.stop();
       await db.destroy();

@@ -2,9 +2,10 @@
  * The embedded engine: SQLite through better-sqlite3, in this process, assembled from its parts:
  * the dialect (sqlite-dialect.ts), the connection's settings (sqlite-setup.ts), its statements
  * and rows (sqlite-rows.ts), reader threads for reads that may take long (sqlite-readers.ts), the
- * data versions (sqlite-versions.ts), bulk loads and migrations (sqlite-load.ts), and ids never
- * handed out twice (sqlite-ids.ts). A lock is never waited for inside a call (it would stop the
- * event loop: changeData waits between tries).
+ * data versions (sqlite-versions.ts), bulk loads and migrations (sqlite-load.ts), ids never
+ * handed out twice (sqlite-ids.ts), and what the planner's statistics tell the reader
+ * (sqlite-statistics.ts). A lock is never waited for inside a call (it would stop the event
+ * loop: changeData waits between tries).
  */
 import { accessSync, constants, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,6 +17,7 @@ import { sqliteIds } from './sqlite-ids.ts';
 import { sqliteLoading } from './sqlite-load.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
 import { SqliteStatements } from './sqlite-rows.ts';
+import { keyStatistics } from './sqlite-statistics.ts';
 import { configure, StatementTimeout } from './sqlite-setup.ts';
 import { watchVersions } from './sqlite-versions.ts';
 
@@ -74,6 +76,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   // Reads that may take long run on threads of their own (path ':memory:' is this connection's alone).
   const threads = options.readerThreads ?? READER_THREADS;
   const readers = path === ':memory:' || threads === 0 ? null : new SqliteReaders(path, threads, timeout, (names, rows) => rows.map(statements.rowBuilder(names)));
+  const statistics = keyStatistics(handle);
 
   return {
     name: 'sqlite',
@@ -131,11 +134,12 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     // The file system shows both causes: what writes met is no longer the question once it has room.
     writesBlocked: async () => (path === ':memory:' ? null : filesRefuseWrites(path)),
     isStatementTimeout: (error) => error instanceof StatementTimeout,
+    fewKeys: statistics.fewKeys,
     poolStats: () => null,
-    statementCache: () => ({
+    caches: () => [{
       name: 'statements', holds: "a prepared statement of the main connection (each reader thread keeps its own)", key: 'row form, SQL text', bound: `${statements.prepared.size.toLocaleString('en')} statements`, stale: 'never (no data in it)',
       figures: statements.prepared.figures,
-    }),
+    }, statistics.describe()],
     async close() {
       await readers?.close();
       await db.destroy();
