@@ -121,9 +121,10 @@ export class SqlPages {
     // Matches found apart are each read again by id: worth it where they are few beside the table,
     // or where their keys decide them in another field's order (the planner reads each match's row
     // and sorts the rows: at scale 100, custom fields named like `ro` by `-help_text`, 1.1 s; their
-    // ids apart, 0.47 s). In the order of a field decided on its keys, its index holds them in order.
-    const orderedBy = page.order[0]?.field;
-    const apart = this.engine.dialect.matchesApart && (anyOnKeys(filters, (term) => onKeys(term) && term.name !== orderedBy) || (!indexed && total * APART_SHARE <= rows));
+    // ids apart, 0.47 s). In the order of the field decided on its keys, its index holds them in order.
+    const fewBesideTable = !indexed && total * APART_SHARE <= rows;
+    const keysOfAnotherField = anyOnKeys(filters, (term) => onKeys(term) && term.name !== page.order[0]?.field);
+    const apart = this.engine.dialect.matchesApart && (fewBesideTable || keysOfAnotherField);
     const then = within < sort ? { within: where!.projects } : apart ? { matchesFirst: true } : {};
     // The walk may meet matches later than their share says (a text that goes with an order):
     // it stops at a few times the rows it should meet, and the page is read the next way.

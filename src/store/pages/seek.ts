@@ -35,7 +35,6 @@ interface Marks {
   extending: Promise<unknown>;
 }
 
-
 /** The declaration of the page's first order field. */
 const firstField = (resource: Resource, page: PageRequest) => storedFields(resource).find(([name]) => name === page.order[0].field)?.[1];
 
