@@ -1,9 +1,10 @@
 /**
  * `npm run bench:picture`: the grid's p50 and p99 (bench/grid.ts, answered requests) against the
  * scale of the data, for both stores, before and after, as an SVG drawn from the grid's own
- * result files: bench/results/grid-<when>-<store>-<scale>.json, <when> `before` or `after`,
- * <store> `sqlite` or `postgres`, <scale> 1, 10 or 100 (a missing file leaves a gap). Writes
- * docs/benchmarks/grid-by-scale.svg, which BENCHMARKS.md shows.
+ * result files: bench/results/grid-<when>-<store>-<scale>.json, <when> `before`, `after` (the
+ * first of the flat-cost work) or `now` (the latest), <store> `sqlite` or `postgres`, <scale> 1,
+ * 10 or 100 (a missing file leaves a gap). Writes docs/benchmarks/grid-by-scale.svg, which
+ * BENCHMARKS.md shows.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,11 +12,15 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const SCALES = [1, 10, 100];
 const SERIES = [
-  { when: 'before', store: 'sqlite', colour: '#1f77b4', dash: '6 4' },
-  { when: 'before', store: 'postgres', colour: '#d95f02', dash: '6 4' },
-  { when: 'after', store: 'sqlite', colour: '#1f77b4', dash: '' },
-  { when: 'after', store: 'postgres', colour: '#d95f02', dash: '' },
+  { when: 'before', store: 'sqlite', colour: '#1f77b4', dash: '6 4', width: 2 },
+  { when: 'before', store: 'postgres', colour: '#d95f02', dash: '6 4', width: 2 },
+  { when: 'after', store: 'sqlite', colour: '#1f77b4', dash: '1 3', width: 2 },
+  { when: 'after', store: 'postgres', colour: '#d95f02', dash: '1 3', width: 2 },
+  { when: 'now', store: 'sqlite', colour: '#1f77b4', dash: '', width: 3 },
+  { when: 'now', store: 'postgres', colour: '#d95f02', dash: '', width: 3 },
 ];
+/** What each `when` of the result files stands for, in the legend. */
+const WHEN = { before: 'before', after: 'first after', now: 'now' } as Record<string, string>;
 const PANELS = [{ key: 'p50', title: 'p50 of single list requests' }, { key: 'p99', title: 'p99 of single list requests' }] as const;
 const [WIDTH, HEIGHT, PANEL_WIDTH, TOP, PLOT_HEIGHT, LEFT] = [960, 420, 440, 60, 280, 60];
 /** The y axis, in ms, on a log scale. */
@@ -46,7 +51,7 @@ function panel(index: number, key: 'p50' | 'p99', title: string): string {
   for (const series of SERIES) {
     const points = SCALES.map((scale) => [scale, figures(series.when, series.store, scale)?.[key]] as const).filter((point): point is readonly [number, number] => point[1] !== undefined);
     if (points.length === 0) continue;
-    parts.push(`<polyline fill="none" stroke="${series.colour}" stroke-width="2" stroke-dasharray="${series.dash}" points="${points.map(([scale, ms]) => `${x(index, scale).toFixed(1)},${y(ms).toFixed(1)}`).join(' ')}"/>`);
+    parts.push(`<polyline fill="none" stroke="${series.colour}" stroke-width="${series.width}" stroke-dasharray="${series.dash}" points="${points.map(([scale, ms]) => `${x(index, scale).toFixed(1)},${y(ms).toFixed(1)}`).join(' ')}"/>`);
     for (const [scale, ms] of points) parts.push(`<circle cx="${x(index, scale).toFixed(1)}" cy="${y(ms).toFixed(1)}" r="3" fill="${series.colour}"><title>${series.when} ${series.store} scale ${scale}: ${ms} ms</title></circle>`);
   }
   return parts.join('\n');
@@ -54,9 +59,9 @@ function panel(index: number, key: 'p50' | 'p99', title: string): string {
 
 function legend(): string {
   return SERIES.map((series, index) => {
-    const left = LEFT + index * 200;
-    const top = HEIGHT - 24;
-    return `<line x1="${left}" x2="${left + 30}" y1="${top - 4}" y2="${top - 4}" stroke="${series.colour}" stroke-width="2" stroke-dasharray="${series.dash}"/>${text(left + 36, top, `${series.store}, ${series.when}`)}`;
+    const left = LEFT + Math.floor(index / 2) * 300;
+    const top = HEIGHT - 40 + (index % 2) * 20;
+    return `<line x1="${left}" x2="${left + 30}" y1="${top - 4}" y2="${top - 4}" stroke="${series.colour}" stroke-width="${series.width}" stroke-dasharray="${series.dash}"/>${text(left + 36, top, `${series.store}, ${WHEN[series.when]}`)}`;
   }).join('\n');
 }
 
