@@ -110,7 +110,7 @@ for (const store of testStores()) {
       assert.ok(after.projectsCounted > before.projectsCounted, 'the projects written counted again');
     });
 
-    test('pages walked in their order\'s index, read within the projects that hold the matches, or among the matches found first, hold what the filters\' indexes and a sort find, for every list, order and caller', async () => {
+    test('pages walked in their order\'s index, read within the projects that hold the matches, among the matches found first, or from their ids found in the order\'s index, hold what the filters\' indexes and a sort find, for every list, order and caller', async () => {
       const wrong: string[] = [];
       for (const resource of RESOURCES.filter((each) => each.visibility.kind === 'project')) {
         const orderable = storedFields(resource).filter(([, field]) => field.orderable).map(([name]) => name);
@@ -122,7 +122,7 @@ for (const store of testStores()) {
               // Asked for at most one project: the same, or none where the matches lie in more.
               const few = await server.reader.projectCounts.whereMatches(resource, caller, list.filters, filterKey(list.filters), 1);
               if (JSON.stringify(few) !== JSON.stringify(where && where.projects.length <= 1 ? where : null)) wrong.push(`${resource.name}?${query} as ${who}: ${JSON.stringify(few)} in at most one project, ${JSON.stringify(where)} in all`);
-              const read = async (offset: number, way: { walk?: number; within?: number[]; matchesFirst?: boolean }) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters)).compile())).map((row) => row.id);
+              const read = async (offset: number, way: { walk?: number; within?: number[]; matchesFirst?: boolean; idsInOrder?: boolean }) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters)).compile())).map((row) => row.id);
               for (const offset of [0, 2]) {
                 const sorted = JSON.stringify(await read(offset, {}));
                 const walked = JSON.stringify(await read(offset, { walk: 1_000_000 }));
@@ -131,7 +131,8 @@ for (const store of testStores()) {
                 if (JSON.stringify(cut) !== JSON.stringify(JSON.parse(walked).slice(0, cut.length)) && cut.length > 0) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: a walk cut short found ${JSON.stringify(cut)}`);
                 const within = where ? JSON.stringify(await read(offset, { within: where.projects })) : sorted;
                 const apart = JSON.stringify(await read(offset, { matchesFirst: true }));
-                if (walked !== sorted || within !== sorted || apart !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ${walked} walked, ${within} within its projects, ${apart} matched first, ${sorted} sorted`);
+                const inOrder = JSON.stringify(await read(offset, { idsInOrder: true }));
+                if (walked !== sorted || within !== sorted || apart !== sorted || inOrder !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ${walked} walked, ${within} within its projects, ${apart} matched first, ${inOrder} ids in order, ${sorted} sorted`);
               }
             }
           }

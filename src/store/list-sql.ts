@@ -28,6 +28,12 @@ export interface PageRequest {
    * rather than walk the whole order's index reading every row.
    */
   matchesFirst?: boolean;
+  /**
+   * The page's ids found first: the order's index walked alone, each id checked against the
+   * caller's matches (found in the filters' own indexes), up to the page's end; rows are read for
+   * those only (pages/in-sql.ts).
+   */
+  idsInOrder?: boolean;
 }
 
 /**
@@ -108,7 +114,12 @@ function fromSeek(resource: Resource, order: readonly OrderTerm[], seek: Seek): 
 /** One page: the caller's matching records in the requested order (from `seek` on, when given). */
 export async function pageQuery(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters?: FilterTree, seek?: Seek): Promise<Query> {
   const from = page.walk ? walked(engine, resource, page, seek) : undefined;
-  let records = selectColumns(page.matchesFirst ? await matchedFirst(engine, resource, caller, filters) : await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'walked' : 'indexed', from), entityOf(resource.table));
+  let records = selectColumns(
+    page.matchesFirst ? await matchedFirst(engine, resource, caller, filters)
+      : page.idsInOrder ? await idsInOrder(engine, resource, caller, page, filters, seek)
+        : await matchingRecords(engine, resource, caller, filters, undefined, page.walk ? 'walked' : 'indexed', from),
+    entityOf(resource.table),
+  );
   if (seek && !from) records = records.where(fromSeek(resource, page.order, seek));
   const project = page.within ? projectColumnOf(entityOf(resource.table), 't') : null;
   if (project && page.within) records = records.where(engine.dialect.inList(project as never, engine.dialect.listParameter(page.within)));
@@ -124,6 +135,21 @@ export async function pageQuery(engine: Engine, resource: Resource, caller: Call
 async function matchedFirst(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined): Promise<Query> {
   const matches = whereFilters(engine.db.selectFrom(`${resource.table} as t`), engine, caller, resource.table, filters).select(column('t', 'id').as('id'));
   return (await visibleRecords(engine, resource, caller)).where(column('t', 'id') as never, 'in', matches as never);
+}
+
+/**
+ * The caller's records among the page's ids, found first in the order's index: each id it holds,
+ * in order, checked against the caller's matches, up to the page's end. `+` keeps the id's own
+ * index (the table) out of the plan: SQLite's planner would read each match's row by its id and
+ * sort them all (at scale 100, comments prefixed `revis` by `-created_at`, page 50: 137 ms warm,
+ * 420 ms cold) instead of walking the order's index, which holds the id (24 ms).
+ */
+async function idsInOrder(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, filters: FilterTree | undefined, seek?: Seek): Promise<Query> {
+  const matches = await matchQuery(engine, resource, caller, filters);
+  let ids: Query = engine.db.selectFrom(`${resource.table} as t`).select(column('t', 'id').as('id')).where(sql<SqlBool>`+${column('t', 'id')} in (${matches})`);
+  if (seek) ids = ids.where(fromSeek(resource, page.order, seek));
+  ids = applyOrder(engine, ids, resource, page.order, page.pinned).limit(page.offset + page.limit);
+  return (await visibleRecords(engine, resource, caller)).where(column('t', 'id') as never, 'in', ids as never);
 }
 
 /**
