@@ -12,7 +12,8 @@ import { ANONYMOUS, projectPathOf, storedFields, type Caller, type Resource } fr
 import { RESOURCES } from '../src/resources/index.ts';
 import { changeData } from '../src/store/data-version.ts';
 import { parseListQuery } from '../src/query/list-query.ts';
-import { countQuery, pageQuery } from '../src/store/list-sql.ts';
+import { orderValue } from '../src/store/columns.ts';
+import { countQuery, pageQuery, type Seek } from '../src/store/list-sql.ts';
 import { callerForKey, createToken, createUser } from '../src/store/users.ts';
 import { request, testStores, useServer } from './support/server.ts';
 
@@ -122,7 +123,12 @@ for (const store of testStores()) {
               // Asked for at most one project: the same, or none where the matches lie in more.
               const few = await server.reader.projectCounts.whereMatches(resource, caller, list.filters, filterKey(list.filters), 1);
               if (JSON.stringify(few) !== JSON.stringify(where && where.projects.length <= 1 ? where : null)) wrong.push(`${resource.name}?${query} as ${who}: ${JSON.stringify(few)} in at most one project, ${JSON.stringify(where)} in all`);
-              const read = async (offset: number, way: { walk?: number; within?: number[]; matchesFirst?: boolean; idsInOrder?: boolean }) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters)).compile())).map((row) => row.id);
+              const read = async (offset: number, way: { walk?: number; within?: number[]; matchesFirst?: boolean; idsInOrder?: boolean }, seek?: Seek) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters, seek)).compile())).map((row) => row.id);
+              // A noted position (pages/seek.ts, in an order of one field never null then id): the list's third record.
+              const [term, tie] = list.order;
+              const field = storedFields(resource).find(([name]) => name === term.field)?.[1];
+              const third = (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 1, offset: 2 }, list.filters)).compile()))[0];
+              const fromThird: Seek | undefined = third && field && !field.nullable && tie?.field === 'id' && !tie.descending ? { id: Number(third.id), value: orderValue(field, third[term.field]) } : undefined;
               for (const offset of [0, 2]) {
                 const sorted = JSON.stringify(await read(offset, {}));
                 const walked = JSON.stringify(await read(offset, { walk: 1_000_000 }));
@@ -132,6 +138,8 @@ for (const store of testStores()) {
                 const within = where ? JSON.stringify(await read(offset, { within: where.projects })) : sorted;
                 const apart = JSON.stringify(await read(offset, { matchesFirst: true }));
                 const inOrder = JSON.stringify(await read(offset, { idsInOrder: true }));
+                const fromSeek = offset === 2 && fromThird ? JSON.stringify(await read(0, { idsInOrder: true }, fromThird)) : sorted;
+                if (fromSeek !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ids in order from the third record ${fromSeek}, ${sorted} sorted`);
                 if (walked !== sorted || within !== sorted || apart !== sorted || inOrder !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ${walked} walked, ${within} within its projects, ${apart} matched first, ${inOrder} ids in order, ${sorted} sorted`);
               }
             }

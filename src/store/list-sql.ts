@@ -134,7 +134,12 @@ export async function pageQuery(engine: Engine, resource: Resource, caller: Call
  */
 async function matchedFirst(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined): Promise<Query> {
   const matches = whereFilters(engine.db.selectFrom(`${resource.table} as t`), engine, caller, resource.table, filters).select(column('t', 'id').as('id'));
-  return (await visibleRecords(engine, resource, caller)).where(column('t', 'id') as never, 'in', matches as never);
+  return visibleAmong(engine, resource, caller, matches);
+}
+
+/** The caller's visible records among the ids `ids` (a subquery) names. */
+async function visibleAmong(engine: Engine, resource: Resource, caller: Caller, ids: Query): Promise<Query> {
+  return (await visibleRecords(engine, resource, caller)).where(column('t', 'id') as never, 'in', ids as never);
 }
 
 /**
@@ -149,7 +154,7 @@ async function idsInOrder(engine: Engine, resource: Resource, caller: Caller, pa
   let ids: Query = engine.db.selectFrom(`${resource.table} as t`).select(column('t', 'id').as('id')).where(sql<SqlBool>`+${column('t', 'id')} in (${matches})`);
   if (seek) ids = ids.where(fromSeek(resource, page.order, seek));
   ids = applyOrder(engine, ids, resource, page.order, page.pinned).limit(page.offset + page.limit);
-  return (await visibleRecords(engine, resource, caller)).where(column('t', 'id') as never, 'in', ids as never);
+  return visibleAmong(engine, resource, caller, ids);
 }
 
 /**
