@@ -251,7 +251,11 @@ export function parseFilters(resource: Resource, pairs: QueryPairs, caller: Call
 /** Whether the tree filters anything (parseFilters gives an empty `and` for none). */
 export const filtersAnything = (filters: FilterTree | undefined): boolean => filters !== undefined && !(filters.kind === 'and' && filters.items.length === 0);
 
-/** A text that is the same for the same filters (a cache key): the tree without field declarations. */
+/**
+ * A text that is the same for the same filters (a cache key): the tree without field declarations.
+ * No filters and an empty `and` (a request's none) are the same key: what is counted for one at
+ * start (ProjectCounts#warm) is found for the other.
+ */
 export function filterKey(filters: FilterTree | undefined): string {
-  return JSON.stringify(filters ?? null, (key, value) => (key === 'field' ? undefined : value));
+  return JSON.stringify(filtersAnything(filters) ? filters : null, (key, value) => (key === 'field' ? undefined : value));
 }

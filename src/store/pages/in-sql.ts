@@ -44,6 +44,21 @@ const APART_SHARE = 4;
 /** A page is read within the projects that hold its matches when they are at most this many (one parameter, and part of the statement's key). */
 const WITHIN_PROJECTS = 1000;
 
+/** Lookups an index of the field serves as one range of it, in its order. */
+const RANGES = new Set(['exact', 'gt', 'gte', 'lt', 'lte', 'range']);
+
+/**
+ * Whether every filter is a range (or an equality) of the order's own field: the planner then
+ * reads the page straight from where the range begins in the order's index, `offset + limit`
+ * entries, cheaper than any other way (at scale 100, targets `value__gte=1000` by `value`: 2 ms;
+ * their ids checked in the order's index against the 2 million matches, 1.5 s).
+ */
+function onOrdersOwnIndex(resource: Resource, page: PageRequest, filters: FilterTree): boolean {
+  const terms = filters.kind === 'and' ? filters.items : [filters];
+  const [first] = page.order;
+  return !(page.pinned && resource.pinnedOrder) && first !== undefined && terms.every((term) => term.kind === 'term' && term.hops.length === 0 && term.name === first.field && RANGES.has(term.lookup));
+}
+
 /** Where a list's matching records are, if in at most `most` projects (ProjectCounts#whereMatches), for lists whose counts are kept per project. */
 export type WhereMatches = (resource: Resource, caller: Caller, filters: FilterTree, most: number) => Promise<{ projects: number[]; rows: number } | null>;
 
@@ -116,10 +131,11 @@ export class SqlPages {
    *           as they are where a text's few keys decide them (filter-sql.ts, `byKeys`); on
    *           SQLite, where an index finds them and the walk to the page's end is not too long,
    *           the page's ids found in the order's index alone, checked against them (`idsInOrder`).
-   * The cheapest is chosen; a tie goes to the planner's own way.
+   * The cheapest is chosen; a tie goes to the planner's own way, which is taken at once where
+   * the filters are a range of the order's own field (onOrdersOwnIndex).
    */
   private async way(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<{ first: Pick<PageRequest, 'walk' | 'within' | 'matchesFirst' | 'idsInOrder'>; then: Pick<PageRequest, 'within' | 'matchesFirst' | 'idsInOrder'> }> {
-    if (!filters || !filtersAnything(filters)) return { first: {}, then: {} };
+    if (!filters || !filtersAnything(filters) || onOrdersOwnIndex(resource, page, filters)) return { first: {}, then: {} };
     const rows = await this.tableSize(resource);
     const onKeys = decidedOnKeys(this.engine, resource.table);
     const indexed = servedByIndex(filters, onKeys);
