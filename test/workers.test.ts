@@ -1,6 +1,7 @@
 /**
  * `serve` on every core (issue 14): WORKERS processes share the port; a write made through one is
  * seen by every other at once, cached answers included; /metrics counts every worker's requests;
+ * counts per project made by one worker are kept by the other (issue 24);
  * a worker that dies is replaced; SIGTERM lets each finish its requests in flight.
  */
 import assert from 'node:assert/strict';
@@ -89,6 +90,26 @@ for (const store of testStores()) {
       }
       assert.equal(counted(await fetch(listener, { headers: token }).then((answer) => answer.text())), 8);
       assert.equal((await fetch(`${server.base}/metrics`, { headers: { connection: 'close' } })).status, 401);
+    });
+
+    test('a new filter\'s counts per project are made by one worker and kept by the other', async () => {
+      const listener = /"metrics":"(http:\/\/127\.0\.0\.1:\d+\/metrics)"/.exec(server.output())?.[1] ?? '';
+      const figures = async () => {
+        const families = parseExposition(await fetch(listener, { headers: { authorization: 'Bearer m' } }).then((answer) => answer.text()));
+        const value = (name: string, labels: Record<string, string>) => families.get(name)?.samples.find((sample) => Object.entries(labels).every(([label, wanted]) => sample.labels[label] === wanted))?.value ?? 0;
+        return { entries: value('rsr_api_cache_entries', { cache: 'project_counts' }), misses: value('rsr_api_cache_lookups_total', { cache: 'project_counts', result: 'miss' }) };
+      };
+      const path = '/rest/v1/link/?url__icontains=example.org';
+      const before = await figures();
+      assert.equal((await get(server.base, path)).body.count, 1);
+      // Held by both once the primary has passed it on.
+      for (let waited = 0; waited < 10_000 && (await figures()).entries < before.entries + 2; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(await figures(), { entries: before.entries + 2, misses: before.misses + 1 });
+      for (let index = 0; index < 4; index += 1) assert.equal((await get(server.base, path)).body.count, 1, `request ${index}`);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the log lines written
+      const answering = new Set([...server.output().matchAll(/"worker":(\d+),"requestId":"[^"]+","method":"GET","url":"\/rest\/v1\/link\/\?url__icontains=example\.org"/g)].map((match) => Number(match[1])));
+      assert.deepEqual([...answering].sort(), [1, 2]);
+      assert.deepEqual(await figures(), { entries: before.entries + 2, misses: before.misses + 1 });
     });
 
     test('a worker killed is replaced, and the service answers throughout', async () => {

@@ -2,7 +2,8 @@
  * `serve` with WORKERS > 1: a primary process that migrates (and loads the demo) once, then
  * starts the workers (node:cluster), which share the port and each answer requests as a single
  * server would (serve.ts). The data versions live in the database, so writes, counts and cached
- * answers stay exact across workers as across instances. A worker that dies is replaced; on
+ * answers stay exact across workers as across instances; what a worker counts per project, the
+ * primary passes on to the others (ops/cluster-counts.ts). A worker that dies is replaced; on
  * SIGTERM or SIGINT every worker finishes its requests in flight and the primary exits when all
  * have (0, or 1 when one of them did not end well); a second signal stops them at once.
  */
@@ -10,6 +11,7 @@ import cluster, { type Address, type Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
 import { createLogger } from '../ops/logger.ts';
 import { allocatorEnvironment } from '../ops/allocator.ts';
+import { relayCounts } from '../ops/cluster-counts.ts';
 import { gatherClusterMetrics } from '../ops/cluster-metrics.ts';
 import { maskUrl } from '../ops/redact.ts';
 import { openEngine } from '../store/engine/index.ts';
@@ -34,6 +36,7 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
     await engine.close();
   }
   const primaryMetrics = gatherClusterMetrics();
+  relayCounts();
   // METRICS_PORT is the primary's: it sees every worker, whichever are running (serve.ts, serveMetrics).
   await serveMetrics(config, logger, primaryMetrics);
 

@@ -14,8 +14,10 @@ import { releaseHeapWhenIdle } from '../ops/heap-release.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { maskUrl } from '../ops/redact.ts';
+import { clusterNeighbours } from '../ops/cluster-counts.ts';
 import { openEngine, type Engine } from '../store/engine/index.ts';
 import { schemaGate } from '../store/migrations.ts';
+import { Reader } from '../store/reader.ts';
 import { createDemoUsers, loadDemo } from './demo.ts';
 import { formatCount } from './messages.ts';
 
@@ -90,6 +92,8 @@ async function serveAsWorker(config: Config): Promise<void> {
 async function listen(config: Config, logger: Logger, metrics: Metrics, engine: Engine, schemaReady: () => Promise<void>, listening: (address: string) => string): Promise<void> {
   const app = buildApp({
     engine, schemaReady, logger, metrics,
+    // A worker shares the counts it makes per project with the service's others (ops/cluster-counts.ts).
+    reader: new Reader(engine, { neighbours: cluster.isWorker ? clusterNeighbours() : undefined }),
     timeZone: config.timeZone,
     trustProxy: config.trustProxy,
     allowedHosts: config.allowedHosts,
@@ -147,6 +151,7 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
   app.server.on('request', () => (requests += 1));
   stopReleasing = releaseHeapWhenIdle(() => requests);
   // Every list's count is needed by its every page: counted per project now, beside the first
-  // requests, rather than by one of them (kept across writes from then on).
-  void schemaReady().then(() => app.services.reader.projectCounts.warm(), () => undefined);
+  // requests, rather than by one of them (kept across writes from then on). Every second worker
+  // starts from the last list: two meet halfway, each keeping what the other counted.
+  void schemaReady().then(() => app.services.reader.projectCounts.warm((cluster.worker?.id ?? 1) % 2 === 0), () => undefined);
 }

@@ -22,6 +22,11 @@
  * Histograms are kept for filters on the list's own fields; filters that follow foreign keys
  * (which may depend on what the caller sees of the records they reach) are counted by the reader
  * as before.
+ *
+ * The workers of one service (cluster.ts) share what they count: a histogram counted whole is told
+ * to the others (Neighbours), which keep it where they hold none of that list and filters. It is
+ * as exact there as here, since its versions and the change log are the database's: at scale
+ * 100 a new filter is then counted once per service, not once per worker that meets it.
  */
 import { filterKey, type FilterTree } from '../query/filters.ts';
 import { projectPathOf, SERVICE, type Caller, type Resource } from '../resources/define.ts';
@@ -60,6 +65,15 @@ interface Histogram {
 /** A histogram's counts, without what keeps it current. */
 type Counts = Pick<Histogram, 'projects' | 'counts' | 'total'>;
 
+/** A histogram as told to the other workers: its key (resource|filters), versions and counts. */
+export type SharedHistogram = { key: string } & Pick<Histogram, 'version' | 'path' | 'projects' | 'counts' | 'total'>;
+
+/** The other workers of the same service (ops/cluster-counts.ts): told each histogram counted whole here, heard from in turn. */
+export interface Neighbours {
+  tell(histogram: SharedHistogram): void;
+  hear(take: (histogram: SharedHistogram) => void): void;
+}
+
 /**
  * A caller's part of a histogram: its sum, and the projects holding matches. Summing a list
  * whose matches lie in tens of thousands of projects costs milliseconds of the event loop, and
@@ -97,11 +111,17 @@ export class ProjectCounts {
   private wholeRecounts = 0;
   /** Histograms counted as every record less those their filter leaves out. */
   private complements = 0;
+  /** Histograms another worker counted, kept here. */
+  private heard = 0;
   /** The projects each kind of caller sees, per version of the project and partnership tables. */
   readonly visible = new VersionedCache<IdSet>({ maxEntries: VISIBLE_SETS });
 
-  constructor(engine: Engine) {
+  private readonly neighbours: Neighbours | undefined;
+
+  constructor(engine: Engine, neighbours?: Neighbours) {
     this.engine = engine;
+    this.neighbours = neighbours;
+    neighbours?.hear((histogram) => this.take(histogram));
   }
 
   /** Whether this list's counts are kept here. */
@@ -137,16 +157,20 @@ export class ProjectCounts {
     return part.places.found;
   }
 
-  /** Counts every list whose counts are kept, unfiltered, one after the other (a failure is left for a request to meet). */
-  async warm(): Promise<void> {
-    for (const resource of RESOURCES) {
+  /**
+   * Counts every list whose counts are kept, unfiltered, one after the other (a failure is left
+   * for a request to meet); `fromEnd`: from the last list, so that two workers starting together
+   * meet halfway, each with the other's half heard.
+   */
+  async warm(fromEnd = false): Promise<void> {
+    for (const resource of fromEnd ? [...RESOURCES].reverse() : RESOURCES) {
       if (this.keeps(resource, undefined)) await this.count(resource, SERVICE, undefined, filterKey(undefined)).catch(() => undefined);
     }
   }
 
   /** What it did so far (tests, and the cache registry's figures). */
-  figures(): { histograms: number; hits: number; misses: number; projectsCounted: number; wholeRecounts: number; complements: number } {
-    return { histograms: this.histograms.size, hits: this.hits, misses: this.misses, projectsCounted: this.projectsCounted, wholeRecounts: this.wholeRecounts, complements: this.complements };
+  figures(): { histograms: number; hits: number; misses: number; projectsCounted: number; wholeRecounts: number; complements: number; heard: number } {
+    return { histograms: this.histograms.size, hits: this.hits, misses: this.misses, projectsCounted: this.projectsCounted, wholeRecounts: this.wholeRecounts, complements: this.complements, heard: this.heard };
   }
 
   /** Its caches, for the registry (caches.ts). */
@@ -186,8 +210,20 @@ export class ProjectCounts {
     const counting = this.countedWhole(resource, filters, versions).then((counts): Histogram => ({ version, path, ...counts, updating: Promise.resolve(), seen: new WeakMap() }));
     this.forget(key);
     this.histograms.set(key, counting);
-    counting.then((made) => this.weigh(key, counting, made.projects.length), () => this.forget(key));
+    counting.then((made) => {
+      this.weigh(key, counting, made.projects.length);
+      this.neighbours?.tell({ key, version: made.version, path: made.path, projects: made.projects, counts: made.counts, total: made.total });
+    }, () => this.forget(key));
     return counting;
+  }
+
+  /** A histogram another worker counted: kept unless one of this list and filters is held or being counted here. */
+  private take({ key, ...counts }: SharedHistogram): void {
+    if (this.histograms.has(key)) return;
+    this.heard += 1;
+    const entry = Promise.resolve<Histogram>({ ...counts, updating: Promise.resolve(), seen: new WeakMap() });
+    this.histograms.set(key, entry);
+    this.weigh(key, entry, counts.projects.length);
   }
 
   /** Counts again the projects the change log names since the histogram's version (all, where it names none). */

@@ -27,7 +27,7 @@ import { MemoryPages } from './pages/in-memory.ts';
 import { SqlPages } from './pages/in-sql.ts';
 import { SeekMarks } from './pages/seek.ts';
 import { describeVersioned, LIST_TABLES, listKey, LONG_ROWS } from './pages/shared.ts';
-import { ProjectCounts } from './project-counts.ts';
+import { ProjectCounts, type Neighbours } from './project-counts.ts';
 import { RelatedRows } from './related-rows.ts';
 import { Settling } from './settling.ts';
 import { column, editableAmong, seenAmong } from './visibility.ts';
@@ -46,11 +46,12 @@ export class Reader {
   private readonly sql: SqlPages;
   private readonly settling: Settling;
 
-  constructor(engine: Engine, options: { settledMs?: number } = {}) {
+  /** `neighbours`: the service's other workers, sharing counts per project (ops/cluster-counts.ts). */
+  constructor(engine: Engine, options: { settledMs?: number; neighbours?: Neighbours } = {}) {
     this.engine = engine;
     this.settling = new Settling(options.settledMs ?? SETTLED_MS);
     const tableSize = (resource: Resource) => this.count(resource, SERVICE);
-    this.projectCounts = new ProjectCounts(engine);
+    this.projectCounts = new ProjectCounts(engine, options.neighbours);
     this.memory = new MemoryPages(engine, this.settling, tableSize);
     this.seeks = new SeekMarks(engine);
     this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters, most) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters), most) : null));
