@@ -14,10 +14,10 @@ import { releaseHeapWhenIdle } from '../ops/heap-release.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Metrics } from '../ops/metrics.ts';
 import { maskUrl } from '../ops/redact.ts';
-import { clusterNeighbours } from '../ops/cluster-counts.ts';
 import { openEngine, type Engine } from '../store/engine/index.ts';
 import { schemaGate } from '../store/migrations.ts';
 import { Reader } from '../store/reader.ts';
+import { clusterNeighbours } from './cluster-counts.ts';
 import { createDemoUsers, loadDemo } from './demo.ts';
 import { formatCount } from './messages.ts';
 
@@ -92,7 +92,7 @@ async function serveAsWorker(config: Config): Promise<void> {
 async function listen(config: Config, logger: Logger, metrics: Metrics, engine: Engine, schemaReady: () => Promise<void>, listening: (address: string) => string): Promise<void> {
   const app = buildApp({
     engine, schemaReady, logger, metrics,
-    // A worker shares the counts it makes per project with the service's others (ops/cluster-counts.ts).
+    // A worker shares the counts it makes per project with the service's others (cluster-counts.ts).
     reader: new Reader(engine, { neighbours: cluster.isWorker ? clusterNeighbours() : undefined }),
     timeZone: config.timeZone,
     trustProxy: config.trustProxy,

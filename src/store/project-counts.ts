@@ -68,7 +68,7 @@ type Counts = Pick<Histogram, 'projects' | 'counts' | 'total'>;
 /** A histogram as told to the other workers: its key (resource|filters), versions and counts. */
 export type SharedHistogram = { key: string } & Pick<Histogram, 'version' | 'path' | 'projects' | 'counts' | 'total'>;
 
-/** The other workers of the same service (ops/cluster-counts.ts): told each histogram counted whole here, heard from in turn. */
+/** The other workers of the same service (commands/cluster-counts.ts): told each histogram counted whole here, heard from in turn. */
 export interface Neighbours {
   tell(histogram: SharedHistogram): void;
   hear(take: (histogram: SharedHistogram) => void): void;

@@ -46,7 +46,7 @@ export class Reader {
   private readonly sql: SqlPages;
   private readonly settling: Settling;
 
-  /** `neighbours`: the service's other workers, sharing counts per project (ops/cluster-counts.ts). */
+  /** `neighbours`: the service's other workers, sharing counts per project (commands/cluster-counts.ts). */
   constructor(engine: Engine, options: { settledMs?: number; neighbours?: Neighbours } = {}) {
     this.engine = engine;
     this.settling = new Settling(options.settledMs ?? SETTLED_MS);
