@@ -1,10 +1,10 @@
 /**
  * A filtered page read by walking its order's index (store/pages/in-sql.ts) stops after a few times
  * the rows it should meet; where the matches lie further along the order than their share says,
- * the page is read the next way, and the list in that order is remembered as one whose walks come
- * up short: its other pages are read the next way at once; first it walks again, eight times as
- * far, while that reads less than the next way would. Either way each page holds exactly the
- * records a plain reading of the table in that order gives.
+ * it walks again, eight times as far, while that reads less than the next way would; a walk short
+ * even so leaves the page to the next way, and the list in that order is remembered as one whose
+ * walks come up short: its other pages are read the next way at once. Either way each page holds
+ * exactly the records a plain reading of the table in that order gives.
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';

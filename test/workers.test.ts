@@ -101,6 +101,7 @@ for (const store of testStores()) {
       };
       const path = '/rest/v1/link/?url__icontains=example.org';
       const before = await figures();
+      // One link holds that address: the one written through a worker above.
       assert.equal((await get(server.base, path)).body.count, 1);
       // Held by both once the primary has passed it on.
       for (let waited = 0; waited < 10_000 && (await figures()).entries < before.entries + 2; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -241,7 +241,7 @@ export function projectCountsQuery(engine: Engine, resource: Resource, filters: 
   // A few projects' records are read from the project's index, as before. (SQLite's planner:
   // PostgreSQL groups a whole read by hashing, and would not select a column grouped as `+`.)
   const onKeys = decidedOnKeys(engine, resource.table);
-  const readsEvery = engine.name === 'sqlite' && filtersAnything(filters) && !servedByIndex(filters!, onKeys) && projectColumnName(entityOf(resource.table)) !== null;
+  const readsEvery = engine.name === 'sqlite' && filters !== undefined && filtersAnything(filters) && !servedByIndex(filters, onKeys) && projectColumnName(entityOf(resource.table)) !== null;
   const grouped = !projects && (readsEvery || anyOnKeys(filters, onKeys)) ? sql`+${owner.project}` : owner.project;
   // In project order (no project first), as the histogram keeps them: sorted by the database, off
   // the event loop, where the grouping has not already read them in that order from an index.

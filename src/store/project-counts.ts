@@ -111,8 +111,6 @@ export class ProjectCounts {
   private wholeRecounts = 0;
   /** Histograms counted as every record less those their filter leaves out. */
   private complements = 0;
-  /** Histograms another worker counted, kept here. */
-  private heard = 0;
   /** The projects each kind of caller sees, per version of the project and partnership tables. */
   readonly visible = new VersionedCache<IdSet>({ maxEntries: VISIBLE_SETS });
 
@@ -169,8 +167,8 @@ export class ProjectCounts {
   }
 
   /** What it did so far (tests, and the cache registry's figures). */
-  figures(): { histograms: number; hits: number; misses: number; projectsCounted: number; wholeRecounts: number; complements: number; heard: number } {
-    return { histograms: this.histograms.size, hits: this.hits, misses: this.misses, projectsCounted: this.projectsCounted, wholeRecounts: this.wholeRecounts, complements: this.complements, heard: this.heard };
+  figures(): { histograms: number; hits: number; misses: number; projectsCounted: number; wholeRecounts: number; complements: number } {
+    return { histograms: this.histograms.size, hits: this.hits, misses: this.misses, projectsCounted: this.projectsCounted, wholeRecounts: this.wholeRecounts, complements: this.complements };
   }
 
   /** Its caches, for the registry (caches.ts). */
@@ -220,7 +218,6 @@ export class ProjectCounts {
   /** A histogram another worker counted: kept unless one of this list and filters is held or being counted here. */
   private take({ key, ...counts }: SharedHistogram): void {
     if (this.histograms.has(key)) return;
-    this.heard += 1;
     const entry = Promise.resolve<Histogram>({ ...counts, updating: Promise.resolve(), seen: new WeakMap() });
     this.histograms.set(key, entry);
     this.weigh(key, entry, counts.projects.length);
