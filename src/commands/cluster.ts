@@ -36,6 +36,8 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
     await engine.close();
   }
   const primaryMetrics = gatherClusterMetrics();
+  // V8's serialization on the workers' channels: the counts they share are typed arrays (cluster-counts.ts).
+  cluster.setupPrimary({ serialization: 'advanced' });
   relayCounts();
   // METRICS_PORT is the primary's: it sees every worker, whichever are running (serve.ts, serveMetrics).
   await serveMetrics(config, logger, primaryMetrics);
