@@ -113,6 +113,15 @@ async function restarts(base: string): Promise<number> {
   return family.samples.reduce((sum, sample) => sum + sample.value, 0);
 }
 
+/** Waits, blocking this event loop (no request of the test may start meanwhile), until process `pid` is stopped (state T); throws past `ms`. */
+function stoppedWithin(pid: number, ms: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; !/^\d+ \(.*\) T /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); waited += 1) {
+    if (waited > ms) throw new Error(`process ${pid} not stopped ${ms} ms after SIGSTOP`);
+    Atomics.wait(pause, 0, 0, 1);
+  }
+}
+
 async function waitFor(what: string, condition: () => boolean, ms = 30_000): Promise<void> {
   for (let waited = 0; !condition(); waited += 50) {
     if (waited > ms) throw new Error(`waited ${ms} ms for ${what}`);
@@ -178,7 +187,7 @@ for (const store of testStores()) {
         // tell the primary so (a failure neither held nor handed, as a fresh-clone run once saw).
         const [victim, survivor] = workerPids(primary);
         process.kill(victim, 'SIGSTOP');
-        while (!/^\d+ \(.*\) T /.test(readFileSync(`/proc/${victim}/stat`, 'utf8'))) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+        stoppedWithin(victim, 2000);
         const victimPorts = clientPortsHeldBy(victim, serverPort);
         const survivorPorts = clientPortsHeldBy(survivor, serverPort);
         process.kill(victim, 'SIGKILL');
