@@ -13,7 +13,9 @@ import { RESOURCES } from '../src/resources/index.ts';
 import { changeData } from '../src/store/data-version.ts';
 import { parseListQuery } from '../src/query/list-query.ts';
 import { orderValue } from '../src/store/columns.ts';
-import { countQuery, pageQuery, type Seek } from '../src/store/list-sql.ts';
+import { countQuery, filterMatchQuery, matchQuery, matchSetQuery, pageQuery, type Seek } from '../src/store/list-sql.ts';
+import { IdSet } from '../src/store/idset.ts';
+import type { Query } from '../src/store/visibility.ts';
 import { callerForKey, createToken, createUser } from '../src/store/users.ts';
 import { request, testStores, useServer } from './support/server.ts';
 
@@ -121,7 +123,7 @@ for (const store of testStores()) {
       assert.ok(after.projectsCounted > before.projectsCounted, 'the projects written counted again');
     });
 
-    test('pages walked in their order\'s index, read within the projects that hold the matches, among the matches found first, or from their ids found in the order\'s index, hold what the filters\' indexes and a sort find, for every list, order and caller', async () => {
+    test('pages walked in their order\'s index, read within the projects that hold the matches, among the matches found first, from their ids found in the order\'s index, or checked against the matches kept in memory, hold what the filters\' indexes and a sort find, for every list, order and caller', async () => {
       const wrong: string[] = [];
       for (const resource of RESOURCES.filter((each) => each.visibility.kind === 'project')) {
         const orderable = storedFields(resource).filter(([, field]) => field.orderable).map(([name]) => name);
@@ -134,6 +136,14 @@ for (const store of testStores()) {
               const few = await server.reader.projectCounts.whereMatches(resource, caller, list.filters, filterKey(list.filters), 1);
               if (JSON.stringify(few) !== JSON.stringify(where && where.projects.length <= 1 ? where : null)) wrong.push(`${resource.name}?${query} as ${who}: ${JSON.stringify(few)} in at most one project, ${JSON.stringify(where)} in all`);
               const read = async (offset: number, way: { walk?: number; within?: number[]; matchesFirst?: boolean; idsInOrder?: boolean }, seek?: Seek) => (await server.engine.run((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, ...way }, list.filters, seek)).compile())).map((row) => row.id);
+              // The caller's matches as pages/in-memory.ts keeps them: those of the plain reading.
+              const ids = async (query: Promise<Query>) => [...(await server.engine.readIds((await query).compile()))].sort((a, b) => a - b);
+              const [matched, plain] = [await ids(matchSetQuery(server.engine, resource, caller, list.filters)), await ids(matchQuery(server.engine, resource, caller, list.filters))];
+              if (JSON.stringify(matched) !== JSON.stringify(plain)) wrong.push(`${resource.name}?${query} as ${who}: ${matched.length} kept as matches, ${plain.length} match`);
+              // SQLite: the page's ids in the order's index, checked against the filters' matches kept in memory (pages/kept-matches.ts).
+              const matches = new IdSet();
+              for (const id of await ids(filterMatchQuery(server.engine, resource, caller, list.filters))) matches.add(id);
+              const among = async (offset: number, seek?: Seek) => (server.engine.runAmong ? JSON.stringify((await server.engine.runAmong((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, among: true }, list.filters, seek)).compile(), matches)).map((row) => row.id)) : null);
               // A noted position (pages/seek.ts, in an order of one field never null then id): the list's third record.
               const [term, tie] = list.order;
               const field = storedFields(resource).find(([name]) => name === term.field)?.[1];
@@ -150,6 +160,9 @@ for (const store of testStores()) {
                 const inOrder = JSON.stringify(await read(offset, { idsInOrder: true }));
                 const fromSeek = offset === 2 && fromThird ? JSON.stringify(await read(0, { idsInOrder: true }, fromThird)) : sorted;
                 if (fromSeek !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ids in order from the third record ${fromSeek}, ${sorted} sorted`);
+                const amongKept = (await among(offset)) ?? sorted;
+                const amongFromSeek = offset === 2 && fromThird ? ((await among(0, fromThird)) ?? sorted) : sorted;
+                if (amongKept !== sorted || amongFromSeek !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: among the kept matches ${amongKept} (from the third record ${amongFromSeek}), ${sorted} sorted`);
                 if (walked !== sorted || within !== sorted || apart !== sorted || inOrder !== sorted) wrong.push(`${resource.name}?${query}&ordering=${ordering} at ${offset} as ${who}: ${walked} walked, ${within} within its projects, ${apart} matched first, ${inOrder} ids in order, ${sorted} sorted`);
               }
             }

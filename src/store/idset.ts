@@ -1,13 +1,20 @@
 /**
  * A set of positive integer ids in memory proportional to the ranges used (a bitmap per block
- * of 65,536 ids), so an import of millions of records keeps its bookkeeping small.
+ * of 65,536 ids), so an import of millions of records keeps its bookkeeping small. The blocks
+ * are shared memory: a set sent to a reader thread (its `blocks`) is not copied.
  */
 const BLOCK_BITS = 16;
 const BLOCK_SIZE = 1 << BLOCK_BITS;
 
 export class IdSet {
-  private readonly blocks = new Map<number, Uint32Array>();
+  /** The bitmaps by block: what a thread is sent to make the same set again. */
+  readonly blocks: Map<number, Uint32Array>;
   size = 0;
+
+  /** A new set, or (given `blocks`, another's) the same ids, for reading: its size then is not known. */
+  constructor(blocks = new Map<number, Uint32Array>()) {
+    this.blocks = blocks;
+  }
 
   /** The memory its bitmaps take. */
   get bytes(): number {
@@ -43,7 +50,7 @@ export class IdSet {
     const key = Math.floor(id / BLOCK_SIZE);
     let block = this.blocks.get(key);
     if (!block) {
-      block = new Uint32Array(BLOCK_SIZE / 32);
+      block = new Uint32Array(new SharedArrayBuffer(BLOCK_SIZE / 8));
       this.blocks.set(key, block);
     }
     const offset = id % BLOCK_SIZE;

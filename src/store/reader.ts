@@ -7,7 +7,8 @@
  *              project across writes), else counted in SQL once per version of the list's tables
  *   pages      pages/in-memory.ts (deep pages of lists up to 200,000 records), else
  *              pages/seek.ts (where a deep page starts, in id order or a field's) and pages/in-sql.ts (the SQL,
- *              walking the order's index or sorting the matches)
+ *              walking the order's index or sorting the matches), the matches of a filter kept in
+ *              memory for its every order by pages/kept-matches.ts (SQLite)
  *   related    related-rows.ts (by column, small tables whole in memory)
  *
  * Every cache is trusted only while what it was read from is unchanged, and each room describes
@@ -24,6 +25,7 @@ import { stamp, VersionedCache } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { countQuery, recordQuery, selectColumns, wholeListQuery, type PageRequest } from './list-sql.ts';
 import { MemoryPages } from './pages/in-memory.ts';
+import { KeptMatches } from './pages/kept-matches.ts';
 import { SqlPages } from './pages/in-sql.ts';
 import { SeekMarks } from './pages/seek.ts';
 import { describeVersioned, LIST_TABLES, listKey, LONG_ROWS } from './pages/shared.ts';
@@ -44,6 +46,7 @@ export class Reader {
   readonly seeks: SeekMarks;
   readonly related: RelatedRows;
   private readonly sql: SqlPages;
+  private readonly kept: KeptMatches;
   private readonly settling: Settling;
 
   /** `neighbours`: the service's other workers, sharing counts per project (commands/cluster-counts.ts). */
@@ -54,7 +57,8 @@ export class Reader {
     this.projectCounts = new ProjectCounts(engine, options.neighbours);
     this.memory = new MemoryPages(engine, this.settling, tableSize);
     this.seeks = new SeekMarks(engine);
-    this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters, most) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters), most) : null));
+    this.kept = new KeptMatches(engine, this.settling);
+    this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters, most) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters), most) : null), this.kept);
     this.related = new RelatedRows(engine, this.settling);
   }
 
@@ -111,6 +115,7 @@ export class Reader {
       ...this.seeks.caches(),
       ...this.memory.caches(),
       ...this.sql.caches(),
+      ...this.kept.caches(),
       ...this.related.caches(),
     ];
   }

@@ -59,6 +59,7 @@ async function sqliteSnapshot(engine: Engine): Promise<{ snapshot: Engine; close
     db,
     run: all,
     runLong: all,
+    runAmong: undefined, // the snapshot's connection has no rsr_among: pages read from it take the other ways
     readIds: async (query) => idsOf(await all(query)),
     async *stream(query, batchSize) {
       let batch: Columns[] = [];
@@ -86,6 +87,7 @@ async function postgresSnapshot(engine: Engine, trx: Transaction<Database>): Pro
     db: trx,
     run: all,
     runLong: all,
+    runAmong: undefined,
     readIds: async (query) => idsOf(await all(query)),
     // A cursor of the transaction (a pg-cursor would hold the connection the lookups need).
     async *stream(query, batchSize) {

@@ -7,6 +7,7 @@
 import type { CacheDescription } from '../caches.ts';
 import type { ColumnDataType, CompiledQuery, Expression, Kysely, OrderByModifiers, RawBuilder, SqlBool } from 'kysely';
 import type { StoredField } from '../../resources/define.ts';
+import type { IdSet } from '../idset.ts';
 
 /** Tables are declared at run time (resources/), so rows are typed by the declarations, not here. */
 export type Database = Record<string, Record<string, unknown>>;
@@ -101,6 +102,11 @@ export interface Engine {
   runLong(query: CompiledQuery): Promise<Columns[]>;
   /** The first column of every row as ids (32-bit integers), read as `runLong` reads. */
   readIds(query: CompiledQuery): Promise<Int32Array>;
+  /**
+   * As `runLong`, with `among` the set the statement's `rsr_among(id)` checks ids against
+   * (pages/kept-matches.ts); absent where the engine has no such function (PostgreSQL, a snapshot).
+   */
+  runAmong?(query: CompiledQuery, among: IdSet): Promise<Columns[]>;
   /** The rows of a query in batches, read as they are asked for, beside other queries. */
   stream(query: CompiledQuery, batchSize: number): AsyncIterable<Columns[]>;
   /** Rows of values (in `columns` order) into one table, inside the caller's transaction `db`. */

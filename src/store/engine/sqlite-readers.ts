@@ -5,6 +5,7 @@
  * connection of its own (WAL lets them read beside the writer), while the event loop goes on.
  */
 import { Worker } from 'node:worker_threads';
+import type { IdSet } from '../idset.ts';
 import type { Columns } from './engine.ts';
 import { StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 
@@ -45,9 +46,9 @@ export class SqliteReaders {
     this.build = build;
   }
 
-  /** The rows of a statement, read on one of the threads (started on first use). */
-  read(sql: string, parameters: readonly unknown[]): Promise<Columns[]> {
-    return this.send({ sql, parameters }) as Promise<Columns[]>;
+  /** The rows of a statement, read on one of the threads (started on first use); `among`: the set `rsr_among` checks. */
+  read(sql: string, parameters: readonly unknown[], among?: IdSet): Promise<Columns[]> {
+    return this.send({ sql, parameters, among: among?.blocks }) as Promise<Columns[]>;
   }
 
   /** The first column of a statement's rows, as ids. */

@@ -4,6 +4,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { CacheFigures } from '../caches.ts';
+import type { IdSet } from '../idset.ts';
 
 /** Thrown inside a statement that ran past its time (rsr_within_time). */
 export class StatementTimeout extends Error {
@@ -15,9 +16,10 @@ export class StatementTimeout extends Error {
 /**
  * Pragmas and functions of a connection. `deadline` is when the running statement must end
  * (performance.now()): better-sqlite3 cannot interrupt a statement, so a scan asks, row by row,
- * whether time is left (Dialect.withinTime).
+ * whether time is left (Dialect.withinTime). `among` is the set of ids `rsr_among` checks against
+ * (none: no id is among it).
  */
-export function configure(handle: SQLite.Database, options: { readonly: boolean; timeoutMs: number; deadline: () => number }): void {
+export function configure(handle: SQLite.Database, options: { readonly: boolean; timeoutMs: number; deadline: () => number; among: () => IdSet | null }): void {
   if (!options.readonly) {
     handle.pragma('journal_mode = WAL');
     handle.pragma('synchronous = NORMAL');
@@ -33,6 +35,8 @@ export function configure(handle: SQLite.Database, options: { readonly: boolean;
     if (performance.now() > options.deadline()) throw new StatementTimeout(options.timeoutMs);
     return 1;
   });
+  // Whether an id is among the matches kept for the statement running (pages/in-sql.ts, `among`).
+  handle.function('rsr_among', { deterministic: false, directOnly: true }, (id) => (options.among()?.has(Number(id)) ? 1 : 0));
 }
 
 /** How a statement hands its rows over: objects (Kysely), arrays (our reads), or the first value. */
@@ -88,6 +92,8 @@ export interface ReadRequest {
   parameters: readonly unknown[];
   /** Only the first column's values, as ids (sent as one typed array, not copied row by row). */
   ids?: boolean;
+  /** The blocks of the set `rsr_among` checks ids against while the statement runs (IdSet, shared memory). */
+  among?: Map<number, Uint32Array>;
 }
 
 /** Its rows (as arrays, in `columns` order), or its ids, or what went wrong. */

@@ -6,12 +6,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { releaseHeap, releaseHeapWhenIdle } from '../../ops/heap-release.ts';
+import { IdSet } from '../idset.ts';
 import { configure, statementCache, StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 
 const { path, timeoutMs } = workerData as { path: string; timeoutMs: number };
 const handle = new SQLite(path, { readonly: true });
 let deadline = Infinity;
-configure(handle, { readonly: true, timeoutMs, deadline: () => deadline });
+let among: IdSet | null = null;
+configure(handle, { readonly: true, timeoutMs, deadline: () => deadline, among: () => among });
 
 const prepared = statementCache(handle);
 
@@ -34,9 +36,10 @@ function collectDroppedStatements(): void {
   releaseHeap(() => (collecting = false));
 }
 
-parentPort?.on('message', ({ id, sql, parameters, ids }: ReadRequest) => {
+parentPort?.on('message', ({ id, sql, parameters, ids, among: blocks }: ReadRequest) => {
   reads += 1;
   let reply: ReadReply;
+  among = blocks ? new IdSet(blocks) : null;
   try {
     const statement = prepared(sql, ids ? 'value' : 'arrays');
     if (timeoutMs > 0) deadline = performance.now() + timeoutMs;
@@ -52,6 +55,7 @@ parentPort?.on('message', ({ id, sql, parameters, ids }: ReadRequest) => {
     reply = { id, error: { message, code, timedOut: error instanceof StatementTimeout } };
   } finally {
     deadline = Infinity;
+    among = null;
     setImmediate(collectDroppedStatements); // after the answer is sent
   }
   parentPort?.postMessage(reply);

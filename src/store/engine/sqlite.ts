@@ -11,6 +11,7 @@ import { accessSync, constants, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import type { IdSet } from '../idset.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, timed, type Columns, type Database, type Engine, type EngineOptions, type StorageFault } from './engine.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { sqliteIds } from './sqlite-ids.ts';
@@ -61,7 +62,9 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const observe = options.onQuery;
   const statements = new SqliteStatements(handle, timeout, observe);
-  configure(handle, { readonly: false, timeoutMs: timeout, deadline: () => statements.deadline });
+  // The set `rsr_among` checks while a statement runs on this connection (runAmong without reader threads).
+  let among: IdSet | null = null;
+  configure(handle, { readonly: false, timeoutMs: timeout, deadline: () => statements.deadline, among: () => among });
 
   // Kysely prepares every query anew: it is handed the kept statements instead.
   const kyselyHandle: SqliteDatabase = {
@@ -92,6 +95,15 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       if (!readers || handle.inTransaction) return this.run(query);
       return timed(observe, () => readers.read(query.sql, query.parameters));
     },
+    async runAmong(query, set) {
+      if (readers && !handle.inTransaction) return timed(observe, () => readers.read(query.sql, query.parameters, set));
+      among = set;
+      try {
+        return await this.run(query);
+      } finally {
+        among = null;
+      }
+    },
     async readIds(query) {
       if (!readers || handle.inTransaction) return idsOf(await this.run(query));
       return timed(observe, () => readers.readIds(query.sql, query.parameters));
@@ -104,7 +116,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       }
       // A handle of its own: an open iterator would keep the shared one busy for every other request.
       const reader = new SQLite(path, { readonly: true });
-      configure(reader, { readonly: true, timeoutMs: 0, deadline: () => Infinity }); // exports take as long as they take
+      configure(reader, { readonly: true, timeoutMs: 0, deadline: () => Infinity, among: () => null }); // exports take as long as they take
       try {
         const rows = reader.prepare(query.sql).iterate(...query.parameters) as IterableIterator<Columns>;
         let batch: Columns[] = [];

@@ -18,7 +18,7 @@ import type { CacheDescription } from '../caches.ts';
 import { stamp, VersionedCache } from '../data-version.ts';
 import type { Engine } from '../engine/index.ts';
 import { IdSet } from '../idset.ts';
-import { matchQuery, orderQuery, type PageRequest } from '../list-sql.ts';
+import { matchSetQuery, orderQuery, type PageRequest } from '../list-sql.ts';
 import type { Settling } from '../settling.ts';
 import { describeVersioned, LIST_TABLES, listKey } from './shared.ts';
 
@@ -63,7 +63,7 @@ export class MemoryPages {
       list = this.lists.get(version, ordered, async () => {
         const matches = await this.matches.get(version, key, async () => {
           const set = new IdSet();
-          for (const id of await this.engine.readIds((await matchQuery(this.engine, resource, caller, filters)).compile())) set.add(id);
+          for (const id of await this.engine.readIds((await matchSetQuery(this.engine, resource, caller, filters)).compile())) set.add(id);
           return set;
         });
         return order.filter((id) => matches.has(id));
