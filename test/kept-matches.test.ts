@@ -9,7 +9,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generateDemo } from '../demo/generate.ts';
+import { parseListQuery } from '../src/query/list-query.ts';
+import { ANONYMOUS } from '../src/resources/define.ts';
+import { RESOURCES } from '../src/resources/index.ts';
 import { changeData } from '../src/store/data-version.ts';
+import { openEngine } from '../src/store/engine/index.ts';
+import { IdSet } from '../src/store/idset.ts';
+import { filterMatchQuery, pageQuery } from '../src/store/list-sql.ts';
 import { createToken, createUser } from '../src/store/users.ts';
 import { sortKey } from '../src/text/sortkey.ts';
 import { request, testStores, useServer } from './support/server.ts';
@@ -84,6 +90,40 @@ for (const store of testStores()) {
       assert.deepEqual(await listed(`${search}&ordering=-id`, headers), await plain('id', true, 1, everyone));
       assert.deepEqual(await listed(`${search}&ordering=caption`), await plain('caption', false, 1, anyone));
       if (among) assert.equal(figures('kept_matches').misses, kept.misses + 2, 'read again at the new version');
+
+      // Without reader threads the service's own connection checks the set: the same pages, for
+      // pages read at once (one set each), and while a transaction is under way (they wait for it).
+      if (!among) return;
+      const own = openEngine(`sqlite:${server.engine.location}`, { readerThreads: 0 });
+      try {
+        const link = RESOURCES.find((resource) => resource.name === 'link')!;
+        const list = parseListQuery(link, [...new URLSearchParams(`${search.replace(encodeURIComponent('ЖЩ'), 'ЖЩ')}&ordering=caption`)], ANONYMOUS);
+        const setOf = async (filters: typeof list.filters) => {
+          const set = new IdSet();
+          for (const id of await own.readIds((await filterMatchQuery(own, link, ANONYMOUS, filters)).compile())) set.add(id);
+          return set;
+        };
+        const amongPage = async (offset: number, set: IdSet) => (await own.runAmong!((await pageQuery(own, link, ANONYMOUS, { order: list.order, pinned: false, limit: 30, offset, among: true }, list.filters)).compile(), set)).map((row) => Number(row.id));
+        const [set, none] = [await setOf(list.filters), new IdSet()];
+        let [begun, release] = [() => {}, () => {}];
+        const [inside, done] = [new Promise<void>((resolve) => (begun = resolve)), new Promise<void>((resolve) => (release = resolve))];
+        const held = own.db.transaction().execute(async (trx) => {
+          await trx.selectFrom('link').select('id').limit(1).execute();
+          begun();
+          await done;
+        });
+        await inside;
+        const pages = Promise.all([amongPage(0, set), amongPage(0, none), amongPage(30, set)]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        release();
+        await held;
+        const [first, empty, second] = await pages;
+        assert.deepEqual(first, (await plain('caption', false, 1, anyone)).ids);
+        assert.deepEqual(second, (await plain('caption', false, 2, anyone)).ids);
+        assert.deepEqual(empty, []);
+      } finally {
+        await own.close();
+      }
     });
   });
 }

@@ -10,7 +10,7 @@
 import { accessSync, constants, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { IdSet } from '../idset.ts';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, timed, type Columns, type Database, type Engine, type EngineOptions, type StorageFault } from './engine.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
@@ -97,9 +97,12 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     },
     async runAmong(query, set) {
       if (readers && !handle.inTransaction) return timed(observe, () => readers.read(query.sql, query.parameters, set));
+      // On this connection: once no transaction is under way (waited for through Kysely, as `run`
+      // does), then at once, so that no other statement runs while `among` is this set.
+      while (handle.inTransaction) await db.executeQuery(CompiledQuery.raw('select 1'));
       among = set;
       try {
-        return await this.run(query);
+        return statements.read(query.sql, query.parameters);
       } finally {
         among = null;
       }
