@@ -98,11 +98,7 @@ for (const store of testStores()) {
       try {
         const link = RESOURCES.find((resource) => resource.name === 'link')!;
         const list = parseListQuery(link, [...new URLSearchParams(`${search.replace(encodeURIComponent('ЖЩ'), 'ЖЩ')}&ordering=caption`)], ANONYMOUS);
-        const setOf = async (filters: typeof list.filters) => {
-          const set = new IdSet();
-          for (const id of await own.readIds((await filterMatchQuery(own, link, ANONYMOUS, filters)).compile())) set.add(id);
-          return set;
-        };
+        const setOf = async (filters: typeof list.filters) => IdSet.of(await own.readIds((await filterMatchQuery(own, link, ANONYMOUS, filters)).compile()));
         const amongPage = async (offset: number, set: IdSet) => (await own.runAmong!((await pageQuery(own, link, ANONYMOUS, { order: list.order, pinned: false, limit: 30, offset, among: true }, list.filters)).compile(), set)).map((row) => Number(row.id));
         const [set, none] = [await setOf(list.filters), new IdSet()];
         let [begun, release] = [() => {}, () => {}];

@@ -141,8 +141,7 @@ for (const store of testStores()) {
               const [matched, plain] = [await ids(matchSetQuery(server.engine, resource, caller, list.filters)), await ids(matchQuery(server.engine, resource, caller, list.filters))];
               if (JSON.stringify(matched) !== JSON.stringify(plain)) wrong.push(`${resource.name}?${query} as ${who}: ${matched.length} kept as matches, ${plain.length} match`);
               // SQLite: the page's ids in the order's index, checked against the filters' matches kept in memory (pages/kept-matches.ts).
-              const matches = new IdSet();
-              for (const id of await ids(filterMatchQuery(server.engine, resource, caller, list.filters))) matches.add(id);
+              const matches = IdSet.of(await ids(filterMatchQuery(server.engine, resource, caller, list.filters)));
               const among = async (offset: number, seek?: Seek) => (server.engine.runAmong ? JSON.stringify((await server.engine.runAmong((await pageQuery(server.engine, resource, caller, { order: list.order, pinned: list.pinned, limit: 3, offset, among: true }, list.filters, seek)).compile(), matches)).map((row) => row.id)) : null);
               // A noted position (pages/seek.ts, in an order of one field never null then id): the list's third record.
               const [term, tie] = list.order;

@@ -16,6 +16,13 @@ export class IdSet {
     this.blocks = blocks;
   }
 
+  /** A set of `ids` (as a query's ids come, Engine.readIds). */
+  static of(ids: Iterable<number>): IdSet {
+    const set = new IdSet();
+    for (const id of ids) set.add(id);
+    return set;
+  }
+
   /** The memory its bitmaps take. */
   get bytes(): number {
     return this.blocks.size * (BLOCK_SIZE / 8);

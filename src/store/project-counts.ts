@@ -181,11 +181,7 @@ export class ProjectCounts {
   }
 
   private visibleTo(caller: Caller, versions: Versions): Promise<IdSet> {
-    return this.visible.get(stamp(versions, ['project', 'partnership']), visibilityKey(caller), async () => {
-      const set = new IdSet();
-      for (const id of await this.engine.readIds(visibleProjectsQuery(this.engine, caller).compile())) set.add(id);
-      return set;
-    });
+    return this.visible.get(stamp(versions, ['project', 'partnership']), visibilityKey(caller), async () => IdSet.of(await this.engine.readIds(visibleProjectsQuery(this.engine, caller).compile())));
   }
 
   /** The list's histogram at `versions` or later: kept, brought up to date from the change log, or counted. */

@@ -61,11 +61,7 @@ export class MemoryPages {
       const order = await this.tableOrder(resource, page, total);
       if (!order) return null;
       list = this.lists.get(version, ordered, async () => {
-        const matches = await this.matches.get(version, key, async () => {
-          const set = new IdSet();
-          for (const id of await this.engine.readIds((await matchSetQuery(this.engine, resource, caller, filters)).compile())) set.add(id);
-          return set;
-        });
+        const matches = await this.matches.get(version, key, async () => IdSet.of(await this.engine.readIds((await matchSetQuery(this.engine, resource, caller, filters)).compile())));
         return order.filter((id) => matches.has(id));
       });
     }

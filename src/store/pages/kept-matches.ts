@@ -61,11 +61,7 @@ export class KeptMatches {
     const kept = this.sets.peek(version, key);
     if (kept) return kept;
     if (!read || !this.mayRead(resource, version)) return null;
-    return this.sets.get(version, key, async () => {
-      const set = new IdSet();
-      for (const id of await this.engine.readIds((await filterMatchQuery(this.engine, resource, caller, filters)).compile())) set.add(id);
-      return set;
-    });
+    return this.sets.get(version, key, async () => IdSet.of(await this.engine.readIds((await filterMatchQuery(this.engine, resource, caller, filters)).compile())));
   }
 
   caches(): CacheDescription[] {
