@@ -3,7 +3,7 @@
  * starts the workers (node:cluster), which share the port and each answer requests as a single
  * server would (serve.ts). The data versions live in the database, so writes, counts and cached
  * answers stay exact across workers as across instances; what a worker counts per project, the
- * primary passes on to the others (cluster-counts.ts). A worker that dies is replaced; on
+ * primary passes on to the others (cluster-sharing.ts). A worker that dies is replaced; on
  * SIGTERM or SIGINT every worker finishes its requests in flight and the primary exits when all
  * have (0, or 1 when one of them did not end well); a second signal stops them at once.
  */
@@ -11,7 +11,7 @@ import cluster, { type Address, type Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
 import { createLogger } from '../ops/logger.ts';
 import { allocatorEnvironment } from '../ops/allocator.ts';
-import { relayCounts } from './cluster-counts.ts';
+import { relayShared } from './cluster-sharing.ts';
 import { gatherClusterMetrics } from '../ops/cluster-metrics.ts';
 import { maskUrl } from '../ops/redact.ts';
 import { openEngine } from '../store/engine/index.ts';
@@ -36,9 +36,9 @@ export async function superviseWorkers(config: Config, withDemo: boolean): Promi
     await engine.close();
   }
   const primaryMetrics = gatherClusterMetrics();
-  // V8's serialization on the workers' channels: the counts they share are typed arrays (cluster-counts.ts).
+  // V8's serialization on the workers' channels: the counts and matches they share are typed arrays (cluster-sharing.ts).
   cluster.setupPrimary({ serialization: 'advanced' });
-  relayCounts();
+  relayShared();
   // METRICS_PORT is the primary's: it sees every worker, whichever are running (serve.ts, serveMetrics).
   await serveMetrics(config, logger, primaryMetrics);
 

@@ -17,7 +17,7 @@ import { maskUrl } from '../ops/redact.ts';
 import { openEngine, type Engine } from '../store/engine/index.ts';
 import { schemaGate } from '../store/migrations.ts';
 import { Reader } from '../store/reader.ts';
-import { clusterNeighbours } from './cluster-counts.ts';
+import { clusterNeighbours } from './cluster-sharing.ts';
 import { createDemoUsers, loadDemo } from './demo.ts';
 import { formatCount } from './messages.ts';
 
@@ -92,7 +92,7 @@ async function serveAsWorker(config: Config): Promise<void> {
 async function listen(config: Config, logger: Logger, metrics: Metrics, engine: Engine, schemaReady: () => Promise<void>, listening: (address: string) => string): Promise<void> {
   const app = buildApp({
     engine, schemaReady, logger, metrics,
-    // A worker shares the counts it makes per project with the service's others (cluster-counts.ts).
+    // A worker shares the counts it makes per project and the matches it keeps with the service's others (cluster-sharing.ts).
     reader: new Reader(engine, { neighbours: cluster.isWorker ? clusterNeighbours() : undefined }),
     timeZone: config.timeZone,
     trustProxy: config.trustProxy,

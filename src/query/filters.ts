@@ -248,6 +248,16 @@ export function parseFilters(resource: Resource, pairs: QueryPairs, caller: Call
   return { kind: 'and', items };
 }
 
+/** Whether the filters only look at the list's own fields (no foreign key followed). */
+export function ownFieldsOnly(filters: FilterTree | undefined): boolean {
+  if (!filters) return true;
+  switch (filters.kind) {
+    case 'term': return filters.hops.length === 0;
+    case 'not': return ownFieldsOnly(filters.item);
+    default: return filters.items.every(ownFieldsOnly);
+  }
+}
+
 /** Whether the tree filters anything (parseFilters gives an empty `and` for none). */
 export const filtersAnything = (filters: FilterTree | undefined): boolean => filters !== undefined && !(filters.kind === 'and' && filters.items.length === 0);
 

@@ -208,6 +208,12 @@ export class VersionedCache<T> {
     return cached.value;
   }
 
+  /** The value kept for `key` at whatever version, if there is one: what a newer one may be made from. */
+  latest(key: string): { version: number; value: Promise<T> } | undefined {
+    const cached = this.entries.get(key);
+    return cached && { version: cached.version, value: cached.value };
+  }
+
   async get(version: number, key: string, compute: () => Promise<T>): Promise<T> {
     const kept = this.peek(version, key);
     if (kept) return kept;

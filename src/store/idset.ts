@@ -5,6 +5,7 @@
  */
 const BLOCK_BITS = 16;
 const BLOCK_SIZE = 1 << BLOCK_BITS;
+const BLOCK_WORDS = BLOCK_SIZE / 32;
 
 export class IdSet {
   /** The bitmaps by block: what a thread is sent to make the same set again. */
@@ -20,6 +21,26 @@ export class IdSet {
   static of(ids: Iterable<number>): IdSet {
     const set = new IdSet();
     for (const id of ids) set.add(id);
+    return set;
+  }
+
+  /** Its blocks as two plain arrays, for another process (shared memory does not go there): their keys, and their bits one after another. */
+  flat(): { keys: Int32Array; bits: Uint32Array } {
+    const keys = Int32Array.from(this.blocks.keys());
+    const bits = new Uint32Array(keys.length * BLOCK_WORDS);
+    keys.forEach((key, index) => bits.set(this.blocks.get(key)!, index * BLOCK_WORDS));
+    return { keys, bits };
+  }
+
+  /** The set `flat` gave, or null where the arrays do not fit together. */
+  static fromFlat({ keys, bits }: { keys: Int32Array; bits: Uint32Array }): IdSet | null {
+    if (bits.length !== keys.length * BLOCK_WORDS) return null;
+    const set = new IdSet();
+    keys.forEach((key, index) => {
+      const block = new Uint32Array(new SharedArrayBuffer(BLOCK_SIZE / 8));
+      block.set(bits.subarray(index * BLOCK_WORDS, (index + 1) * BLOCK_WORDS));
+      set.blocks.set(key, block);
+    });
     return set;
   }
 
@@ -54,17 +75,48 @@ export class IdSet {
 
   /** Adds the id; false when it was already there. */
   add(id: number): boolean {
+    return this.change(id, true, () => false);
+  }
+
+  /**
+   * A new set: this one without `removed`, then with `added`. The blocks it does not change are
+   * the same memory as this set's, the others copied first: neither set changes afterwards, and
+   * one read at a time through a reader thread goes on with the old.
+   */
+  patched(removed: Iterable<number>, added: Iterable<number>): IdSet {
+    const next = new IdSet(new Map(this.blocks));
+    next.size = this.size;
+    const copied = new Set<number>();
+    const own = (key: number) => {
+      if (copied.has(key)) return false;
+      copied.add(key);
+      return true;
+    };
+    for (const id of removed) next.change(id, false, own);
+    for (const id of added) next.change(id, true, own);
+    return next;
+  }
+
+  /**
+   * Sets or clears the id's bit; false when it was so already. `copy(key)`: whether the block
+   * must be copied before it is changed (it is another set's memory too).
+   */
+  private change(id: number, present: boolean, copy: (key: number) => boolean): boolean {
     const key = Math.floor(id / BLOCK_SIZE);
-    let block = this.blocks.get(key);
-    if (!block) {
-      block = new Uint32Array(new SharedArrayBuffer(BLOCK_SIZE / 8));
-      this.blocks.set(key, block);
-    }
+    const block = this.blocks.get(key);
     const offset = id % BLOCK_SIZE;
     const mask = 1 << (offset & 31);
-    if ((block[offset >>> 5] & mask) !== 0) return false;
-    block[offset >>> 5] |= mask;
-    this.size += 1;
+    const was = ((block?.[offset >>> 5] ?? 0) & mask) !== 0;
+    if (was === present) return false;
+    let mine = block;
+    if (copy(key) || !mine) {
+      mine = new Uint32Array(new SharedArrayBuffer(BLOCK_SIZE / 8));
+      if (block) mine.set(block);
+      this.blocks.set(key, mine);
+    }
+    if (present) mine[offset >>> 5] |= mask;
+    else mine[offset >>> 5] &= ~mask;
+    this.size += present ? 1 : -1;
     return true;
   }
 }

@@ -148,6 +148,18 @@ export async function filterMatchQuery(engine: Engine, resource: Resource, calle
   return whereFilters(engine.db.selectFrom(`${resource.table} as t`), engine, caller, resource.table, filters).select(column('t', 'id').as('id'));
 }
 
+/**
+ * The ids of the records of `projects` the filters match, whoever asks (every record there
+ * without filters): what a set of matches kept in memory reads again of the projects a write
+ * changed (pages/kept-matches.ts). Null where the table does not carry its records' project.
+ */
+export function projectMatchesQuery(engine: Engine, resource: Resource, projects: readonly number[], filters?: FilterTree): Query | null {
+  const project = projectColumnOf(entityOf(resource.table), 't');
+  if (!project) return null;
+  const records = engine.db.selectFrom(`${resource.table} as t`).where(engine.dialect.inList(project, engine.dialect.listParameter(projects)));
+  return whereFilters(records, engine, SERVICE, resource.table, filters).select(column('t', 'id').as('id'));
+}
+
 /** The caller's visible records among the ids `ids` (a subquery) names. */
 async function visibleAmong(engine: Engine, resource: Resource, caller: Caller, ids: Query): Promise<Query> {
   return (await visibleRecords(engine, resource, caller)).where(column('t', 'id') as never, 'in', ids as never);

@@ -28,7 +28,7 @@
  * as exact there as here, since its versions and the change log are the database's: at scale
  * 100 a new filter is then counted once per service, not once per worker that meets it.
  */
-import { filterKey, type FilterTree } from '../query/filters.ts';
+import { filterKey, ownFieldsOnly, type FilterTree } from '../query/filters.ts';
 import { projectPathOf, SERVICE, type Caller, type Resource } from '../resources/define.ts';
 import { entityOf, RESOURCES } from '../resources/index.ts';
 import type { CacheDescription, CacheFigures } from './caches.ts';
@@ -68,10 +68,10 @@ type Counts = Pick<Histogram, 'projects' | 'counts' | 'total'>;
 /** A histogram as told to the other workers: its key (resource|filters), versions and counts. */
 export type SharedHistogram = { key: string } & Pick<Histogram, 'version' | 'path' | 'projects' | 'counts' | 'total'>;
 
-/** The other workers of the same service (commands/cluster-counts.ts): told each histogram counted whole here, heard from in turn. */
-export interface Neighbours {
-  tell(histogram: SharedHistogram): void;
-  hear(take: (histogram: SharedHistogram) => void): void;
+/** The other workers of the same service (commands/cluster-sharing.ts): told what was read whole here (a histogram, kept matches), heard from in turn. */
+export interface Neighbours<T> {
+  tell(shared: T): void;
+  hear(take: (shared: T) => void): void;
 }
 
 /**
@@ -87,16 +87,6 @@ interface Seen {
 
 /** The key of an administrator's part, who sees every project. */
 const EVERY = new IdSet();
-
-/** Whether the filters only look at the list's own fields (no foreign key followed). */
-function ownFieldsOnly(filters: FilterTree | undefined): boolean {
-  if (!filters) return true;
-  switch (filters.kind) {
-    case 'term': return filters.hops.length === 0;
-    case 'not': return ownFieldsOnly(filters.item);
-    default: return filters.items.every(ownFieldsOnly);
-  }
-}
 
 export class ProjectCounts {
   private readonly engine: Engine;
@@ -114,9 +104,9 @@ export class ProjectCounts {
   /** The projects each kind of caller sees, per version of the project and partnership tables. */
   readonly visible = new VersionedCache<IdSet>({ maxEntries: VISIBLE_SETS });
 
-  private readonly neighbours: Neighbours | undefined;
+  private readonly neighbours: Neighbours<SharedHistogram> | undefined;
 
-  constructor(engine: Engine, neighbours?: Neighbours) {
+  constructor(engine: Engine, neighbours?: Neighbours<SharedHistogram>) {
     this.engine = engine;
     this.neighbours = neighbours;
     neighbours?.hear((histogram) => this.take(histogram));

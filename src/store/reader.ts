@@ -25,11 +25,11 @@ import { stamp, VersionedCache } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { countQuery, recordQuery, selectColumns, wholeListQuery, type PageRequest } from './list-sql.ts';
 import { MemoryPages } from './pages/in-memory.ts';
-import { KeptMatches } from './pages/kept-matches.ts';
+import { KeptMatches, type SharedMatches } from './pages/kept-matches.ts';
 import { SqlPages } from './pages/in-sql.ts';
 import { SeekMarks } from './pages/seek.ts';
 import { describeVersioned, LIST_TABLES, listKey, LONG_ROWS } from './pages/shared.ts';
-import { ProjectCounts, type Neighbours } from './project-counts.ts';
+import { ProjectCounts, type Neighbours, type SharedHistogram } from './project-counts.ts';
 import { RelatedRows } from './related-rows.ts';
 import { Settling } from './settling.ts';
 import { column, editableAmong, seenAmong } from './visibility.ts';
@@ -46,18 +46,18 @@ export class Reader {
   readonly seeks: SeekMarks;
   readonly related: RelatedRows;
   private readonly sql: SqlPages;
-  private readonly kept: KeptMatches;
+  readonly kept: KeptMatches;
   private readonly settling: Settling;
 
-  /** `neighbours`: the service's other workers, sharing counts per project (commands/cluster-counts.ts). */
-  constructor(engine: Engine, options: { settledMs?: number; neighbours?: Neighbours } = {}) {
+  /** `neighbours`: the service's other workers, sharing counts per project and kept matches (commands/cluster-sharing.ts). */
+  constructor(engine: Engine, options: { settledMs?: number; neighbours?: { counts?: Neighbours<SharedHistogram>; matches?: Neighbours<SharedMatches> } } = {}) {
     this.engine = engine;
     this.settling = new Settling(options.settledMs ?? SETTLED_MS);
     const tableSize = (resource: Resource) => this.count(resource, SERVICE);
-    this.projectCounts = new ProjectCounts(engine, options.neighbours);
+    this.projectCounts = new ProjectCounts(engine, options.neighbours?.counts);
     this.memory = new MemoryPages(engine, this.settling, tableSize);
     this.seeks = new SeekMarks(engine);
-    this.kept = new KeptMatches(engine, this.settling);
+    this.kept = new KeptMatches(engine, this.settling, options.neighbours?.matches);
     this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters, most) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters), most) : null), this.kept);
     this.related = new RelatedRows(engine, this.settling);
   }

@@ -110,7 +110,7 @@ export class SqlPages {
     const kept = way.among !== null && filters ? await this.kept.of(resource, caller, filters, version, false) : null;
     if (kept) return among(kept);
     // Where the next way reads every match anyway, they are read once and kept for every order.
-    const readsSet = way.among !== null && this.kept.mayRead(resource, version);
+    const readsSet = way.among !== null && filters !== undefined && this.kept.mayRead(resource, version, filters);
     const then = async () => {
       const set = readsSet && filters ? await this.kept.of(resource, caller, filters, version, true) : null;
       return set ? among(set) : this.run(resource, caller, { ...page, offset, ...way.then }, version, filters, seeking);

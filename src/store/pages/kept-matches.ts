@@ -8,23 +8,42 @@
  * anonymous and every signed-in caller share it, unless a filter follows a relation to records
  * some callers may not see (a masked hop), whose matches depend on who asks.
  *
- * SQLite only (Engine.runAmong): PostgreSQL plans such pages its own way. Sets are read only for
- * lists whose tables have settled (settling.ts): a table being written to would make each set
- * stale before it paid off.
+ * A write does not make a set stale where the filters look at the list's own fields only and the
+ * table carries its records' project: the projects the change log names (data-version.ts) are
+ * read again, their records' ids taken out of a copy of the set and their matches put in (at
+ * scale 100 a few dozen records, where the set's read is a scan of up to a million). Lists being
+ * written to, whose versions move many times a second, then keep their sets as other lists do
+ * (with 5 % writes, links, budget items and transactions searched for two letters were walked
+ * and sorted again at each new version). Other sets are read only for lists whose tables have
+ * settled (settling.ts): a table being written to would make each set stale before it paid off.
+ *
+ * A set read whole is told to the service's other workers (Neighbours), which keep it where they
+ * hold none as new: the scan is made once per service, not once per worker that meets the filter.
+ *
+ * SQLite only (Engine.runAmong): PostgreSQL plans such pages its own way.
  */
-import { filterKey, type FilterTree } from '../../query/filters.ts';
+import { filterKey, ownFieldsOnly, type FilterTree } from '../../query/filters.ts';
 import type { Caller, Resource } from '../../resources/define.ts';
+import { entityOf } from '../../resources/index.ts';
 import type { CacheDescription } from '../caches.ts';
-import { VersionedCache } from '../data-version.ts';
+import { projectColumnName } from '../columns.ts';
+import { projectsChanged, VersionedCache } from '../data-version.ts';
 import type { Engine } from '../engine/index.ts';
 import { IdSet } from '../idset.ts';
-import { filterMatchQuery } from '../list-sql.ts';
+import { filterMatchQuery, projectMatchesQuery } from '../list-sql.ts';
+import type { Neighbours } from '../project-counts.ts';
 import type { Settling } from '../settling.ts';
 import { visibilityKey } from '../visibility.ts';
 import { describeVersioned, LIST_TABLES } from './shared.ts';
 
 /** The sets' bitmaps in all: 8 KiB per 65,536 ids of the table's range (at scale 100, 128 KiB for custom fields). */
 const KEPT_BYTES = 24 * 1024 * 1024;
+
+/** A write to more projects than this (an import) makes a set read again whole rather than patched. */
+const PATCH_PROJECTS = 1000;
+
+/** A set read whole, as it goes to another worker (IdSet#flat). */
+export type SharedMatches = { key: string; version: number; keys: Int32Array; bits: Uint32Array };
 
 /** Whether a filter follows a relation to records some callers may not see. */
 function masked(filters: FilterTree): boolean {
@@ -37,12 +56,18 @@ function masked(filters: FilterTree): boolean {
 
 export class KeptMatches {
   readonly sets = new VersionedCache<IdSet>({ maxWeight: KEPT_BYTES, weigh: (ids) => ids.bytes });
+  /** Sets patched from older ones, and the projects read again for them (tests). */
+  patches = 0;
+  projectsRead = 0;
   private readonly engine: Engine;
   private readonly settling: Settling;
+  private readonly neighbours: Neighbours<SharedMatches> | undefined;
 
-  constructor(engine: Engine, settling: Settling) {
+  constructor(engine: Engine, settling: Settling, neighbours?: Neighbours<SharedMatches>) {
     this.engine = engine;
     this.settling = settling;
+    this.neighbours = neighbours;
+    neighbours?.hear((shared) => this.take(shared));
   }
 
   /** Whether pages can be read among kept matches at all. */
@@ -50,21 +75,63 @@ export class KeptMatches {
     return this.engine.runAmong !== undefined;
   }
 
-  /** Whether a set of the list's matches may be read at `version`: its tables have settled. */
-  mayRead(resource: Resource, version: number): boolean {
-    return this.settling.settled(resource.name, version);
+  /** Whether a set of the list's matches may be read at `version`: it is kept across writes, or the list's tables have settled. */
+  mayRead(resource: Resource, version: number, filters: FilterTree): boolean {
+    return this.patchable(resource, filters) || this.settling.settled(resource.name, version);
   }
 
-  /** The set of the filters' matches at `version`: kept, or where `read` and the list's tables have settled, read now; else null. */
+  /**
+   * The set of the filters' matches at `version`: kept, patched from an older one, or where
+   * `read` and mayRead, read now; else null.
+   */
   async of(resource: Resource, caller: Caller, filters: FilterTree, version: number, read: boolean): Promise<IdSet | null> {
     const key = `${resource.name}|${masked(filters) ? visibilityKey(caller) : 'whoever asks'}|${filterKey(filters)}`;
     const kept = this.sets.peek(version, key);
     if (kept) return kept;
-    if (!read || !this.mayRead(resource, version)) return null;
-    return this.sets.get(version, key, async () => IdSet.of(await this.engine.readIds((await filterMatchQuery(this.engine, resource, caller, filters)).compile())));
+    const older = this.sets.latest(key);
+    if (older && older.version < version && this.patchable(resource, filters)) {
+      return this.sets.get(version, key, () => this.patched(resource, caller, filters, key, older, version));
+    }
+    if (!read || !this.mayRead(resource, version, filters)) return null;
+    return this.sets.get(version, key, () => this.read(resource, caller, filters, key, version));
+  }
+
+  /** A set another worker read whole: kept unless one as new or newer is held or being read here. */
+  private take({ key, version, keys, bits }: SharedMatches): void {
+    const held = this.sets.latest(key);
+    const set = IdSet.fromFlat({ keys, bits });
+    if (set && !(held && held.version >= version)) this.sets.put(version, key, set);
+  }
+
+  /** Whether a write leaves the list's sets to be patched, not read again (see above). */
+  private patchable(resource: Resource, filters: FilterTree): boolean {
+    return ownFieldsOnly(filters) && projectColumnName(entityOf(resource.table)) !== null;
+  }
+
+  /** Every match read, and told to the other workers. */
+  private async read(resource: Resource, caller: Caller, filters: FilterTree, key: string, version: number): Promise<IdSet> {
+    const set = IdSet.of(await this.engine.readIds((await filterMatchQuery(this.engine, resource, caller, filters)).compile()));
+    this.neighbours?.tell({ key, version, ...set.flat() });
+    return set;
+  }
+
+  /** The set at `older`'s version brought to `version`: the projects changed since read again (all, where the log cannot name them). */
+  private async patched(resource: Resource, caller: Caller, filters: FilterTree, key: string, older: { version: number; value: Promise<IdSet> }, version: number): Promise<IdSet> {
+    const [set, changed] = await Promise.all([older.value.catch(() => null), projectsChanged(this.engine, resource.table, older.version, version)]);
+    if (!set || !changed || changed.size > PATCH_PROJECTS) return this.read(resource, caller, filters, key, version);
+    const projects = [...changed];
+    // A few projects' records, through the project's index: read at once on the service's own
+    // connection, not queued behind the reader threads' scans (a page would wait twice).
+    const ids = async (query: ReturnType<typeof projectMatchesQuery>) => (await this.engine.run(query!.compile())).map((row) => Number(row.id));
+    // Every record of those projects out, their matches in: a record deleted stays in the set,
+    // where no walk of the table meets it.
+    const [records, matches] = [await ids(projectMatchesQuery(this.engine, resource, projects)), await ids(projectMatchesQuery(this.engine, resource, projects, filters))];
+    this.patches += 1;
+    this.projectsRead += projects.length;
+    return set.patched(records, matches);
   }
 
   caches(): CacheDescription[] {
-    return [describeVersioned('kept_matches', this.sets, 'the ids a list\'s filters match, whoever asks (pages read among them)', 'resource, filters (and what the caller may see, where a filter follows a relation to records some may not)', LIST_TABLES, 'bytes')];
+    return [describeVersioned('kept_matches', this.sets, 'the ids a list\'s filters match, whoever asks (pages read among them)', 'resource, filters (and what the caller may see, where a filter follows a relation to records some may not)', `${LIST_TABLES}; where the filters look at the list's own fields and its table carries the project, patched instead: the projects a write changed read again`, 'bytes')];
   }
 }
