@@ -7,6 +7,13 @@ const BLOCK_BITS = 16;
 const BLOCK_SIZE = 1 << BLOCK_BITS;
 const BLOCK_WORDS = BLOCK_SIZE / 32;
 
+/** How many bits of a 32-bit word are set. */
+function bitsSet(word: number): number {
+  let count = 0;
+  for (let rest = word >>> 0; rest !== 0; rest &= rest - 1) count += 1;
+  return count;
+}
+
 export class IdSet {
   /** The bitmaps by block: what a thread is sent to make the same set again. */
   readonly blocks: Map<number, Uint32Array>;
@@ -32,7 +39,7 @@ export class IdSet {
     return { keys, bits };
   }
 
-  /** The set `flat` gave, or null where the arrays do not fit together. */
+  /** The set `flat` gave (its size counted, so that sets patched from it keep theirs), or null where the arrays do not fit together. */
   static fromFlat({ keys, bits }: { keys: Int32Array; bits: Uint32Array }): IdSet | null {
     if (bits.length !== keys.length * BLOCK_WORDS) return null;
     const set = new IdSet();
@@ -41,6 +48,7 @@ export class IdSet {
       block.set(bits.subarray(index * BLOCK_WORDS, (index + 1) * BLOCK_WORDS));
       set.blocks.set(key, block);
     });
+    for (const word of bits) set.size += bitsSet(word);
     return set;
   }
 

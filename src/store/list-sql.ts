@@ -151,11 +151,11 @@ export async function filterMatchQuery(engine: Engine, resource: Resource, calle
 /**
  * The ids of the records of `projects` the filters match, whoever asks (every record there
  * without filters): what a set of matches kept in memory reads again of the projects a write
- * changed (pages/kept-matches.ts). Null where the table does not carry its records' project.
+ * changed (pages/kept-matches.ts), for tables that carry their records' project.
  */
-export function projectMatchesQuery(engine: Engine, resource: Resource, projects: readonly number[], filters?: FilterTree): Query | null {
+export function projectMatchesQuery(engine: Engine, resource: Resource, projects: readonly number[], filters?: FilterTree): Query {
   const project = projectColumnOf(entityOf(resource.table), 't');
-  if (!project) return null;
+  if (!project) throw new Error(`${resource.name}: its table does not carry its records' project`);
   const records = engine.db.selectFrom(`${resource.table} as t`).where(engine.dialect.inList(project, engine.dialect.listParameter(projects)));
   return whereFilters(records, engine, SERVICE, resource.table, filters).select(column('t', 'id').as('id'));
 }

@@ -122,10 +122,10 @@ export class KeptMatches {
     const projects = [...changed];
     // A few projects' records, through the project's index: read at once on the service's own
     // connection, not queued behind the reader threads' scans (a page would wait twice).
-    const ids = async (query: ReturnType<typeof projectMatchesQuery>) => (await this.engine.run(query!.compile())).map((row) => Number(row.id));
+    const ids = async (filtered?: FilterTree) => (await this.engine.run(projectMatchesQuery(this.engine, resource, projects, filtered).compile())).map((row) => Number(row.id));
     // Every record of those projects out, their matches in: a record deleted stays in the set,
     // where no walk of the table meets it.
-    const [records, matches] = [await ids(projectMatchesQuery(this.engine, resource, projects)), await ids(projectMatchesQuery(this.engine, resource, projects, filters))];
+    const [records, matches] = [await ids(), await ids(filters)];
     this.patches += 1;
     this.projectsRead += projects.length;
     return set.patched(records, matches);
