@@ -6,6 +6,9 @@
 const BLOCK_BITS = 16;
 const BLOCK_SIZE = 1 << BLOCK_BITS;
 const BLOCK_WORDS = BLOCK_SIZE / 32;
+const BLOCK_BYTES = BLOCK_SIZE / 8;
+/** Whether a 32-bit word's bytes lie lowest first, as `span` lays its bits out. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** How many bits of a 32-bit word are set. */
 function bitsSet(word: number): number {
@@ -44,7 +47,7 @@ export class IdSet {
     if (bits.length !== keys.length * BLOCK_WORDS) return null;
     const set = new IdSet();
     keys.forEach((key, index) => {
-      const block = new Uint32Array(new SharedArrayBuffer(BLOCK_SIZE / 8));
+      const block = new Uint32Array(new SharedArrayBuffer(BLOCK_BYTES));
       block.set(bits.subarray(index * BLOCK_WORDS, (index + 1) * BLOCK_WORDS));
       set.blocks.set(key, block);
     });
@@ -52,9 +55,27 @@ export class IdSet {
     return set;
   }
 
+  /**
+   * The set as one bitmap from its lowest block to its highest: id `start + n` is bit `n % 8`
+   * (counted from the lowest) of byte `n >> 3`, as PostgreSQL's get_bit reads a bytea.
+   */
+  span(): { start: number; bytes: Uint8Array } {
+    const keys = [...this.blocks.keys()];
+    if (keys.length === 0) return { start: 0, bytes: new Uint8Array(0) };
+    const [low, high] = [Math.min(...keys), Math.max(...keys)];
+    const bytes = new Uint8Array((high - low + 1) * BLOCK_BYTES);
+    const view = new DataView(bytes.buffer);
+    for (const [key, block] of this.blocks) {
+      const at = (key - low) * BLOCK_BYTES;
+      if (LITTLE_ENDIAN) bytes.set(new Uint8Array(block.buffer, block.byteOffset, block.byteLength), at);
+      else block.forEach((word, index) => view.setUint32(at + index * 4, word, true));
+    }
+    return { start: low * BLOCK_SIZE, bytes };
+  }
+
   /** The memory its bitmaps take. */
   get bytes(): number {
-    return this.blocks.size * (BLOCK_SIZE / 8);
+    return this.blocks.size * BLOCK_BYTES;
   }
 
   has(id: number): boolean {
@@ -118,7 +139,7 @@ export class IdSet {
     if (was === present) return false;
     let mine = block;
     if (copy(key) || !mine) {
-      mine = new Uint32Array(new SharedArrayBuffer(BLOCK_SIZE / 8));
+      mine = new Uint32Array(new SharedArrayBuffer(BLOCK_BYTES));
       if (block) mine.set(block);
       this.blocks.set(key, mine);
     }

@@ -36,7 +36,7 @@ export interface PageRequest {
   idsInOrder?: boolean;
   /**
    * The page's ids found in the order's index, each checked against the filters' matches kept in
-   * memory (`rsr_among`, Engine.runAmong; pages/kept-matches.ts) and then for visibility, up to
+   * memory (`Dialect.among`, Engine.runAmong; pages/kept-matches.ts) and then for visibility, up to
    * the page's end; rows are read for those only (pages/in-sql.ts).
    */
   among?: boolean;
@@ -182,13 +182,13 @@ async function idsInOrder(engine: Engine, resource: Resource, caller: Caller, pa
 
 /**
  * The records among the page's ids, found first in the order's index (which holds the id): each
- * id in order checked against the kept matches (`rsr_among`), then whether the caller may see it,
+ * id in order checked against the kept matches (`Dialect.among`), then whether the caller may see it,
  * up to the page's end. The matches cost no SQL at all, where `idsInOrder` finds them again for
  * every page; visibility is asked only of the records that match.
  */
 async function idsAmongKept(engine: Engine, resource: Resource, caller: Caller, page: PageRequest, seek?: Seek): Promise<Query> {
   const id = column('t', 'id');
-  let ids: Query = (await visibleRecords(engine, resource, caller)).select(id.as('id')).where(sql<SqlBool>`rsr_among(${id})`);
+  let ids: Query = (await visibleRecords(engine, resource, caller)).select(id.as('id')).where(engine.dialect.among(id));
   if (seek) ids = ids.where(fromSeek(resource, page.order, seek));
   ids = applyOrder(engine, ids, resource, page.order, page.pinned).limit(page.offset + page.limit);
   return engine.db.selectFrom(`${resource.table} as t`).where(id as never, 'in', ids as never);

@@ -80,6 +80,12 @@ export interface Dialect {
    * them itself (PostgreSQL).
    */
   trigramCandidates: ((table: string, column: string, id: Expression<unknown>, trigrams: readonly string[]) => RawBuilder<SqlBool>) | null;
+  /**
+   * Whether the id is among the set of ids a statement run by `Engine.runAmong` is given
+   * (pages/kept-matches.ts): SQLite asks a function of the connection, which reads the set's
+   * shared memory; PostgreSQL reads a bit of the set sent with the statement as one parameter.
+   */
+  among(id: Expression<unknown>): RawBuilder<SqlBool>;
 }
 
 /** Why the database's storage refuses writes: no space left, or only reads allowed. */
@@ -103,8 +109,8 @@ export interface Engine {
   /** The first column of every row as ids (32-bit integers), read as `runLong` reads. */
   readIds(query: CompiledQuery): Promise<Int32Array>;
   /**
-   * As `runLong`, with `among` the set the statement's `rsr_among(id)` checks ids against
-   * (pages/kept-matches.ts); absent where the engine has no such function (PostgreSQL, a snapshot).
+   * As `runLong`, with `among` the set the statement's `Dialect.among` checks ids against
+   * (pages/kept-matches.ts); absent where the engine cannot give it one (a snapshot).
    */
   runAmong?(query: CompiledQuery, among: IdSet): Promise<Columns[]>;
   /** The rows of a query in batches, read as they are asked for, beside other queries. */

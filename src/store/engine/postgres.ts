@@ -10,7 +10,7 @@ import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import Cursor from 'pg-cursor';
 import { sizeOnly } from '../caches.ts';
 import { TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
-import { postgresDialect } from './postgres-dialect.ts';
+import { postgresDialect, withSet } from './postgres-dialect.ts';
 import { postgresLoading } from './postgres-load.ts';
 import { isUnavailable, openPool, PREPARED_MAX, storageFault } from './postgres-pool.ts';
 import { CHANGES_CHANNEL, VersionWatch } from './postgres-watch.ts';
@@ -36,6 +36,9 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     },
     runLong(query) {
       return read(query);
+    },
+    runAmong(query, set) {
+      return read({ ...query, parameters: withSet(query.parameters, set) });
     },
     async readIds(query) {
       // One row of text, not a row per id: node-postgres makes an object of every row, three

@@ -66,6 +66,7 @@ export const sqliteDialect: Dialect = {
     return sql<SqlBool>`${id} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${query})`;
   },
   listParameter: (ids) => JSON.stringify(ids),
+  among: (id) => sql<SqlBool>`rsr_among(${id})`, // engine/sqlite-setup.ts
   // Every index ends with the rowid (id) ascending; the `desc` one is scanned backwards. Carried
   // columns go after an explicit id (the ascending order is served as before) in the indexes the
   // planner reads a range from: `idx`, and for a nullable field `asc` too, whose NULL test it

@@ -4,7 +4,7 @@
  * page 1 of any order reads its own rows. With filters, the count is known before the page is
  * read, and `way` chooses how the page is found: by walking the order's index and checking the
  * filters row by row, by reading only the projects that hold the matches, by letting the
- * filters' indexes find every match and sorting them, or (SQLite) by walking the order's index
+ * filters' indexes find every match and sorting them, or by walking the order's index
  * against the filters' matches read once and kept in memory (kept-matches.ts).
  *
  * A walk that came up short is taken again eight times as long, while that is still shorter than
@@ -168,7 +168,7 @@ export class SqlPages {
    *           as they are where a text's few keys decide them (filter-sql.ts, `byKeys`); on
    *           SQLite, where an index finds them and the walk to the page's end is not too long,
    *           the page's ids found in the order's index alone, checked against them (`idsInOrder`).
-   *   among   (SQLite) the order's index, each id checked against the filters' matches kept in
+   *   among   the order's index, each id checked against the filters' matches kept in
    *           memory: about (offset + limit) × rows / matches entries, once the matches are read
    *           (rows / MATCH_IDS_PER_ROW); taken instead of the next way wherever that is not
    *           `within`, since it reads every match too, and at once where they are kept already.
