@@ -259,8 +259,12 @@ export async function marksQuery(engine: Engine, resource: Resource, caller: Cal
   walked = applyOrder(engine, walked, resource, order, false).limit((count - 1 + skipped) * step + 1);
   // The walked rows are in the order asked for; numbered again in it (a window's own order), as
   // a subquery's order is not kept by the query around it. The order is one field then `id`, or
-  // `id` alone, and the field never null (seek.ts): `value` and `id` order the rows as it does.
-  const terms = order.map((each) => sql`${sql.ref(each.field === 'id' ? 'm.id' : 'm.value')} ${sql.raw(each.descending ? 'desc' : 'asc')}`);
+  // `id` alone (seek.ts): `value` and `id` order the rows as it does, the nulls of a field that
+  // may be null first where it is descending, as its order puts them (SQLite's `desc` alone, last).
+  const terms = order.flatMap((each) => {
+    const [name, direction] = [sql.ref(each.field === 'id' ? 'm.id' : 'm.value'), sql.raw(each.descending ? 'desc' : 'asc')];
+    return each.descending && each.field !== 'id' && field(resource, each.field).nullable ? [sql`${name} is null desc`, sql`${name} desc`] : [sql`${name} ${direction}`];
+  });
   const numbered = engine.db
     .selectFrom(walked.as('m'))
     .selectAll('m')

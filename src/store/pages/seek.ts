@@ -8,13 +8,18 @@
  * value: the page's SQL starts where the order's index holds that value (list-sql.ts, `fromSeek`).
  *
  * Chosen for pages past SEEK_STEP rows (and not found in memory: in-memory.ts) of an unfiltered
- * list in id order, or in the order of one field that is never null (then `id`, as every order
- * ends): a field that may be null has no single range of its index from a value onwards (its
- * nulls come first or last). A filtered list is read the way its count chooses (in-sql.ts): a
- * position of it noted by the planner's own plan could sort every match of a broad range, once
- * per mark. Only where it begins is noted, for free: the first record of its first page as read.
- * Its pages then start there, which spares a walk through the rows before its first match (a
- * search whose matches lie far along the order asked for) every time the list is read again.
+ * list in id order, or in the order of one field (then `id`, as every order ends) that is never
+ * null, or that may be null and is ordered descending: its nulls come first, so the records after
+ * a position of a value are one range of its index from that value on, nulls left behind (at scale
+ * 100, page 100 of comments by `-created_at` walked 2,000 rows, each one's project looked up: 15 ms
+ * alone, 50–60 ms on PostgreSQL under the mixed load). Positions among the nulls are noted but
+ * never started from (nor walked on from). In ascending order the nulls come last, after any
+ * value: no single range of the index holds what follows one. A filtered list is read the way its
+ * count chooses (in-sql.ts): a position of it noted by the planner's own plan could sort every
+ * match of a broad range, once per mark. Only where it begins is noted, for free: the first
+ * record of its first page as read. Its pages then start there, which spares a walk through the
+ * rows before its first match (a search whose matches lie far along the order asked for) every
+ * time the list is read again.
  * Report definitions, a short list, are read as they are.
  */
 import { filtersAnything, type FilterTree } from '../../query/filters.ts';
@@ -39,8 +44,8 @@ interface Marks {
 const firstField = (resource: Resource, page: PageRequest) => storedFields(resource).find(([name]) => name === page.order[0].field)?.[1];
 
 /**
- * Whether pages in this order can start from noted positions: `id` alone, or one field never null
- * then `id` (not where visibility goes through organisations).
+ * Whether pages in this order can start from noted positions: `id` alone, or one field then `id`,
+ * the field never null or ordered descending (not where visibility goes through organisations).
  */
 function seekable(resource: Resource, page: PageRequest): boolean {
   if (resource.visibility.kind === 'organisations' || (page.pinned && resource.pinnedOrder)) return false;
@@ -48,8 +53,11 @@ function seekable(resource: Resource, page: PageRequest): boolean {
   if (page.order.length === 1) return first.field === 'id';
   if (page.order.length !== 2 || second.field !== 'id' || second.descending) return false;
   const field = firstField(resource, page);
-  return field !== undefined && field.orderable === true && !field.nullable;
+  return field !== undefined && field.orderable === true && (!field.nullable || first.descending);
 }
+
+/** A position a page can start from, or walk on from to note more: not one among a field's nulls. */
+const usable = (position: Seek) => position.value !== null;
 
 export class SeekMarks {
   /** Noted positions of lists, per list as a caller sees it and order. */
@@ -73,21 +81,26 @@ export class SeekMarks {
     if (page.offset < SEEK_STEP) return null;
     const marks = await this.marks.get(version, key, async () => ({ positions: [], complete: false, extending: Promise.resolve() }));
     const wanted = Math.floor(page.offset / SEEK_STEP);
+    const nullable = firstField(resource, page)?.nullable === true;
     const extension = marks.extending.then(async () => {
       if (marks.complete || marks.positions.length > wanted) return;
+      // Noted so far only among the nulls: noted again from the list's start.
+      const last = marks.positions.at(-1);
+      if (last && !usable(last)) marks.positions.length = 0;
       const count = wanted + 1 - marks.positions.length;
       const query = await marksQuery(this.engine, resource, caller, filters, page.order, marks.positions.at(-1) ?? null, SEEK_STEP, count);
       const rows = await this.engine.runLong(query.compile());
       for (const row of rows) {
         // A field declared never null that holds one (a database written by hand) is walked.
-        if (row.value === null) break;
+        if (row.value === null && !nullable) break;
         marks.positions.push('value' in row ? { id: Number(row.id), value: row.value } : { id: Number(row.id) });
       }
       if (marks.positions.length <= wanted) marks.complete = true;
     });
     marks.extending = extension.catch(() => undefined); // a failed query fails this request only
     await extension;
-    const step = Math.min(wanted, marks.positions.length - 1);
+    let step = Math.min(wanted, marks.positions.length - 1);
+    while (step >= 1 && !usable(marks.positions[step])) step -= 1;
     if (step < 1) return null;
     return { seek: marks.positions[step], offset: page.offset - step * SEEK_STEP };
   }
