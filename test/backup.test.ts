@@ -168,7 +168,8 @@ function assertPrefix(what: string, inBackup: number[], writes: Write[], started
 async function backupWhileWriting(url: string, file: string, setup: Awaited<ReturnType<typeof prepare>>) {
   const server = await startCliServer([], { DATABASE_URL: url, ...SERVER_ENV });
   let ended = 0;
-  const writes = keepWriting(server.base, setup.key, setup.project, setup.organisations, () => ended > 0);
+  // Ended, and in a later millisecond: a deletion sent in the one the backup ended in is not after it.
+  const writes = keepWriting(server.base, setup.key, setup.project, setup.organisations, () => ended > 0 && Date.now() > ended);
   const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
   try {
     while (writes.links.length < 5 || writes.deletions.length < 2) await pause();
