@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parsePythonLiteral } from '../src/query/python-literal.ts';
-import { storedFields } from '../src/resources/define.ts';
-import { RESOURCES } from '../src/resources/index.ts';
+import { SERVICE, storedFields } from '../src/resources/define.ts';
+import { RESOURCE_BY_NAME, RESOURCES } from '../src/resources/index.ts';
 import { closedValues } from '../src/store/filter-sql.ts';
+import { saveRecord } from '../src/store/save.ts';
 import { request, testStores, useServer } from './support/server.ts';
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -124,6 +125,27 @@ for (const store of testStores()) {
         assert.deepEqual(await ids(resource, `${q(params)}&limit=100`), expected);
       });
     }
+
+    test('a text filtered on but never ordered by (an organisation\'s IATI prefixes) is looked up by its key as any other', async () => {
+      const organisation = RESOURCE_BY_NAME.get('organisation')!;
+      await saveRecord(server.engine, organisation, SERVICE, 'patch', 3, { iati_prefixes: 'NL-KVK; GB-CHC Élan' });
+      try {
+        const found: [Record<string, string>, number[]][] = [
+          [{ iati_prefixes: 'NL-KVK; GB-CHC Élan' }, [3]],
+          [{ iati_prefixes: 'nl-kvk; gb-chc élan' }, []],
+          [{ iati_prefixes__iexact: 'nl-kvk; gb-chc ELAN' }, [3]],
+          [{ iati_prefixes__icontains: 'gb-chc' }, [3]],
+          [{ iati_prefixes__istartswith: 'nl-' }, [3]],
+          [{ iati_prefixes__iendswith: 'elan' }, [3]],
+          [{ iati_prefixes__gt: 'a' }, [3]],
+          [{ iati_prefixes__isnull: 'true' }, [1, 2, 4]],
+          [{ iati_prefixes: 'aa' }, []],
+        ];
+        for (const [params, expected] of found) assert.deepEqual(await ids('organisation', `${q(params)}&limit=100`), expected, q(params));
+      } finally {
+        await saveRecord(server.engine, organisation, SERVICE, 'patch', 3, { iati_prefixes: null });
+      }
+    });
 
     const malformed: [Record<string, string>, string][] = [
       [{ project: 'abc' }, "Invalid value for filter 'project': 'abc'"],

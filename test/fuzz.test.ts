@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { TABLES } from '../src/resources/index.ts';
+import { columnNames } from '../src/store/columns.ts';
 import { createToken, createUser } from '../src/store/users.ts';
 import { accept, authorization, checkAnswer, readPath, send, writeBody } from './support/fuzz.ts';
 import { testStores, useServer, type TestServer } from './support/server.ts';
@@ -27,16 +28,23 @@ async function check<T>(property: fc.IAsyncPropertyWithHooks<T>): Promise<void> 
   throw new Error(`failed after ${details.numRuns} cases (FUZZ_SEED=${details.seed}, path ${details.counterexamplePath}): ${cause.slice(0, REPORT_CHARS)}\ncounterexample: ${example}`);
 }
 
+/**
+ * When a key was last used: noted on a key's first use (users.ts, noteUse), whatever the request
+ * asked, so a key's first refused write notes it. Authentication's record, not data a write changes.
+ */
+const NOT_DATA = new Set(['api_token.last_used_at']);
+
 /** Everything the database holds, as one hash: a refused write must leave it as it was. */
 async function fingerprint(server: TestServer): Promise<string> {
   const { db, name } = server.engine;
+  const columns = (entity: (typeof TABLES)[number]) => columnNames(entity).filter((column) => !NOT_DATA.has(`${entity.table}.${column}`));
   if (name === 'postgres') {
     // One round trip: every row of every table, hashed by the server.
-    const tables = TABLES.map((entity) => sql`(select coalesce(md5(string_agg(t::text, '|' order by t.id)), '-') from ${sql.table(entity.table)} as t)`);
+    const tables = TABLES.map((entity) => sql`(select coalesce(md5(string_agg(t::text, '|' order by t.id)), '-') from (select ${sql.join(columns(entity).map((column) => sql.ref(column)))} from ${sql.table(entity.table)}) as t)`);
     const { rows } = await sql<{ hash: string }>`select md5(${sql.join(tables, sql` || `)}) as hash`.execute(db);
     return rows[0].hash;
   }
-  const tables = await Promise.all(TABLES.map((entity) => db.selectFrom(entity.table).selectAll().orderBy('id').execute()));
+  const tables = await Promise.all(TABLES.map((entity) => db.selectFrom(entity.table).select(columns(entity) as never[]).orderBy('id').execute()));
   return createHash('sha256').update(JSON.stringify(tables)).digest('hex');
 }
 

@@ -222,4 +222,24 @@ describe('postgres: statements prepared per connection', { skip: !postgres }, ()
     const [{ prepared }] = await server.engine.run(CompiledQuery.raw('select count(*)::int as prepared from pg_prepared_statements'));
     assert.ok(Number(prepared) >= 1 && Number(prepared) <= 256, `${prepared} statements prepared`);
   });
+
+  test('a LIKE on a parameter is planned for its pattern each time (sent unnamed); other reads are prepared once per connection', async () => {
+    const { url, drop } = await (postgres ?? testStores()[0]).create();
+    const engine = openEngine(url, { poolSize: 1 });
+    try {
+      await migrate(engine);
+      const like = CompiledQuery.raw("select count(*) as n from keyword where label_sortkey like $1 escape '\\'", ['%ab%']);
+      const plain = CompiledQuery.raw('select count(*) as n from keyword where id > $1', [0]);
+      // Past the five runs after which PostgreSQL would give a prepared statement its generic plan.
+      for (let run = 0; run < 7; run += 1) {
+        assert.deepEqual(await engine.run(like), [{ n: '0' }]);
+        assert.deepEqual(await engine.run(plain), [{ n: '0' }]);
+      }
+      const prepared = await engine.run(CompiledQuery.raw("select statement from pg_prepared_statements where statement like $1 escape '\\' order by statement", ['%from keyword%']));
+      assert.deepEqual(prepared.map((row) => row.statement), [plain.sql]);
+    } finally {
+      await engine.close();
+      await drop();
+    }
+  });
 });

@@ -45,17 +45,18 @@ async function indexDefinition(engine: Engine, name: string): Promise<string> {
 
 for (const store of testStores()) {
   describe(`upgrade from schema version 7 (${store.name})`, () => {
-    test('applies 8 to 17 in turn, fills the project kept on deep records, adds the organisation columns and when a key was last used, makes the indexes of ranges carry the project', async () => {
+    test('applies 8 to 18 in turn, fills the project kept on deep records, adds the organisation columns and when a key was last used, makes the indexes of ranges carry the project, gives the IATI prefixes their sort key', async () => {
       const database = await store.create();
       const engine = openEngine(database.url);
       try {
         await asVersionSeven(engine);
-        assert.deepEqual(await migrate(engine), [8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
+        assert.deepEqual(await migrate(engine), [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
         const carrying = TABLES.flatMap((entity) => secondaryIndexes(entity, engine.dialect).filter((index) => index.carries).map((index) => [index.name, projectColumnName(entity)!]));
         assert.ok(carrying.length > 50, 'indexes of ranges on project records');
         for (const [name, project] of carrying) assert.match(await indexDefinition(engine, name), new RegExp(`, id( desc)?, "?${project}"?\\)$`), name);
         const organisation = (await engine.db.introspection.getTables()).find((table) => table.name === 'organisation')!;
         for (const column of ORGANISATION_COLUMNS) assert.ok(organisation.columns.some((each) => each.name === column), column);
+        assert.ok(organisation.columns.some((each) => each.name === 'iati_prefixes_sortkey'), 'the IATI prefixes\' sort key');
         const keys = (await engine.db.introspection.getTables()).find((table) => table.name === 'api_token')!;
         assert.ok(keys.columns.some((each) => each.name === 'last_used_at'));
         for (const entity of TABLES.filter(carriesProject)) {

@@ -6,7 +6,11 @@ import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import { objectLiteral } from '../codegen/object-literal.ts';
 import { rowsPerInsert, type Database, type Dialect, type Engine } from './engine/index.ts';
 
-const hasSortKey = (field: StoredField) => field.type === 'text' && field.orderable;
+/**
+ * Whether a text keeps its D7 sort key beside it: one that may be ordered by, or filtered on
+ * (case-insensitive lookups and equality compare keys, filter-sql.ts).
+ */
+export const hasSortKey = (field: StoredField): boolean => field.type === 'text' && (field.orderable || field.filter !== 'no-one');
 
 /**
  * The column that holds, on a listed record whose project is more than one foreign key away

@@ -7,9 +7,9 @@ import { storedFields, type Entity, type StoredField } from '../resources/define
 import { ENTITY_BY_TABLE, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
 import * as support from '../resources/support.ts';
-import { sortKeyColumn } from '../text/sortkey.ts';
+import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Dialect, Engine } from './engine/index.ts';
-import { carriesProject, insertRows, PROJECT_COLUMN } from './columns.ts';
+import { carriesProject, hasSortKey, insertRows, PROJECT_COLUMN } from './columns.ts';
 import { fillProjects } from './visibility.ts';
 import { carryProjectsInOrderIndexes, createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
 
@@ -27,7 +27,7 @@ async function createTable(db: Kysely<Database>, engine: Engine, entity: Entity)
       if (name === 'id') return column.primaryKey();
       return field.nullable ? column : column.notNull();
     });
-    if (field.type === 'text' && field.orderable) table = table.addColumn(sortKeyColumn(name), dialect.sortKeyType);
+    if (hasSortKey(field)) table = table.addColumn(sortKeyColumn(name), dialect.sortKeyType);
   }
   if (carriesProject(entity)) table = table.addColumn(PROJECT_COLUMN, 'integer');
   await table.execute();
@@ -50,10 +50,11 @@ const createTables = async (db: Kysely<Database>, engine: Engine, names: readonl
  * Adds a column a later declaration brought, unless the table has it: a database created by this
  * version has it already (migration 1 creates tables as declared now).
  */
-async function addMissingColumn(db: Kysely<Database>, table: string, column: string, type: ReturnType<Dialect['columnType']>): Promise<void> {
+async function addMissingColumn(db: Kysely<Database>, table: string, column: string, type: ReturnType<Dialect['columnType']>): Promise<boolean> {
   const tables = await db.introspection.getTables();
-  if (tables.some((found) => found.name === table && found.columns.some((each) => each.name === column))) return;
+  if (tables.some((found) => found.name === table && found.columns.some((each) => each.name === column))) return false;
   await db.schema.alterTable(table).addColumn(column, type).execute();
+  return true;
 }
 
 const MIGRATIONS: Migration[] = [
@@ -198,6 +199,19 @@ const MIGRATIONS: Migration[] = [
     name: 'on SQLite too, the index a descending order is walked in carries the project',
     async up(db, engine) {
       if (engine.name === 'sqlite') for (const entity of TABLES) await carryProjectsInOrderIndexes(db, engine.dialect, entity, ['desc']);
+    },
+  },
+  {
+    version: 18,
+    name: 'a sort key for every text a filter may look at, ordered by or not (an organisation\'s IATI prefixes)',
+    async up(db, engine) {
+      for (const entity of TABLES) {
+        for (const [name, field] of storedFields(entity)) {
+          if (!hasSortKey(field) || !(await addMissingColumn(db, entity.table, sortKeyColumn(name), engine.dialect.sortKeyType))) continue;
+          const rows = await db.selectFrom(entity.table).select(['id', name]).where(name, 'is not', null).execute();
+          for (const row of rows) await db.updateTable(entity.table).set({ [sortKeyColumn(name)]: sortKey(row[name] as string) }).where('id', '=', row.id).execute();
+        }
+      }
     },
   },
 ];

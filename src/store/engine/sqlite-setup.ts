@@ -13,6 +13,9 @@ export class StatementTimeout extends Error {
   }
 }
 
+/** How long a read-only connection waits for a WAL index being rebuilt. */
+const READER_WAIT_MS = 2000;
+
 /**
  * Pragmas and functions of a connection. `deadline` is when the running statement must end
  * (performance.now()): better-sqlite3 cannot interrupt a statement, so a scan asks, row by row,
@@ -24,7 +27,11 @@ export function configure(handle: SQLite.Database, options: { readonly: boolean;
     handle.pragma('journal_mode = WAL');
     handle.pragma('synchronous = NORMAL');
   }
-  handle.pragma('busy_timeout = 0');
+  // Writers wait between attempts themselves (sqlite.ts changeData), never inside SQLite, whose wait
+  // would hold the event loop. A reader in WAL mode waits only while another connection rebuilds
+  // the WAL's index, which the first connection to open the file does (milliseconds); without a
+  // wait, reader threads opened together met SQLITE_BUSY_RECOVERY (seen on Node 24).
+  handle.pragma(`busy_timeout = ${options.readonly ? READER_WAIT_MS : 0}`);
   // Pages kept per connection, 8 MiB: the OS file cache holds the rest, once for every connection
   // and process. 32 MiB for the service's own connection made no difference to the mixed
   // scenario at scale 100 (761 against 747 req/s) and was a tenth of a worker's memory.
