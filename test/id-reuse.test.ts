@@ -22,7 +22,7 @@ import { importRecords, type DatasetSource } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
 import { saveRecord } from '../src/store/save.ts';
 import { createToken } from '../src/store/users.ts';
-import { FIXTURE, request, testStores, useServer } from './support/server.ts';
+import { FIXTURE, request, testStores, useServer, withFixtureDatabase } from './support/server.ts';
 
 type Json = Record<string, unknown>;
 
@@ -162,31 +162,22 @@ for (const store of testStores()) {
   });
 
   describe(`migration 12 on a database made before it (${store.name})`, () => {
-    test('keeps every id; from then on the newest record deleted, its id is not handed out again', async () => {
-      const database = await store.create();
-      const engine = openEngine(database.url);
-      try {
-        await migrate(engine);
-        await importRecords(engine, readDataset(FIXTURE));
-        // Schema version 11: SQLite kept no sequences of its own (PostgreSQL had its identity columns).
-        if (engine.name === 'sqlite') await sql`drop table id_sequence`.execute(engine.db);
-        await engine.db.deleteFrom('schema_migration').where('version', '=', 12).execute();
-        const ids = async () => Promise.all(TABLES.map((entity) => engine.db.selectFrom(entity.table).select('id').orderBy('id').execute()));
-        const before = await ids();
+    test('keeps every id; from then on the newest record deleted, its id is not handed out again', () => withFixtureDatabase(store, async (engine) => {
+      // Schema version 11: SQLite kept no sequences of its own (PostgreSQL had its identity columns).
+      if (engine.name === 'sqlite') await sql`drop table id_sequence`.execute(engine.db);
+      await engine.db.deleteFrom('schema_migration').where('version', '=', 12).execute();
+      const ids = async () => Promise.all(TABLES.map((entity) => engine.db.selectFrom(entity.table).select('id').orderBy('id').execute()));
+      const before = await ids();
 
-        assert.deepEqual(await migrate(engine), [12]);
-        assert.deepEqual(await ids(), before, 'no record changed its id');
-        assert.deepEqual(await migrate(engine), []);
+      assert.deepEqual(await migrate(engine), [12]);
+      assert.deepEqual(await ids(), before, 'no record changed its id');
+      assert.deepEqual(await migrate(engine), []);
 
-        const newest = await largestId(engine, 'link');
-        await changeData(engine, ['link'], (trx) => trx.deleteFrom('link').where('id', '=', newest).execute());
-        const link = RESOURCE_BY_NAME.get('link')!;
-        const created = await saveRecord(engine, link, { userId: 1, isAdmin: true, organisations: new Map() }, 'create', null, { project: 1, url: 'https://example.org/after-12' });
-        assert.equal(created, newest + 1);
-      } finally {
-        await engine.close();
-        await database.drop();
-      }
-    });
+      const newest = await largestId(engine, 'link');
+      await changeData(engine, ['link'], (trx) => trx.deleteFrom('link').where('id', '=', newest).execute());
+      const link = RESOURCE_BY_NAME.get('link')!;
+      const created = await saveRecord(engine, link, { userId: 1, isAdmin: true, organisations: new Map() }, 'create', null, { project: 1, url: 'https://example.org/after-12' });
+      assert.equal(created, newest + 1);
+    }));
   });
 }

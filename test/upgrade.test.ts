@@ -14,7 +14,8 @@ import { importRecords } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
 import { readDataset } from '../src/store/dataset-files.ts';
 import { openEngine, type Engine } from '../src/store/engine/index.ts';
-import { FIXTURE, testStores } from './support/server.ts';
+import { sortKey } from '../src/text/sortkey.ts';
+import { FIXTURE, testStores, withFixtureDatabase } from './support/server.ts';
 
 /** Columns migration 13 adds to organisations. */
 const ORGANISATION_COLUMNS = ['iati_prefixes', 'content_owner', 'original', 'password_policy', 'codelist'];
@@ -70,5 +71,20 @@ for (const store of testStores()) {
         await database.drop();
       }
     });
+
+    test('18 fills the sort key of IATI prefixes a database held before it, so lookups by key find them', () => withFixtureDatabase(store, async (engine) => {
+      // As a database of version 17 was: prefixes stored, no key beside them.
+      await sql`alter table organisation drop column iati_prefixes_sortkey`.execute(engine.db);
+      await sql`delete from schema_migration where version = 18`.execute(engine.db);
+      await sql`update organisation set iati_prefixes = ${'NL-KVK; GB-CHC Élan'} where id = 3`.execute(engine.db);
+      assert.deepEqual(await migrate(engine), [18]);
+      const rows = await engine.db.selectFrom('organisation').select(['id', 'iati_prefixes_sortkey']).orderBy('id').execute();
+      assert.deepEqual(rows, [
+        { id: 1, iati_prefixes_sortkey: null },
+        { id: 2, iati_prefixes_sortkey: null },
+        { id: 3, iati_prefixes_sortkey: sortKey('NL-KVK; GB-CHC Élan') },
+        { id: 4, iati_prefixes_sortkey: null },
+      ]);
+    }));
   });
 }

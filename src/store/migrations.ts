@@ -207,7 +207,8 @@ const MIGRATIONS: Migration[] = [
     async up(db, engine) {
       for (const entity of TABLES) {
         for (const [name, field] of storedFields(entity)) {
-          if (!hasSortKey(field) || !(await addMissingColumn(db, entity.table, sortKeyColumn(name), engine.dialect.sortKeyType))) continue;
+          // Ordered texts have had theirs since migration 1.
+          if (field.orderable || !hasSortKey(field) || !(await addMissingColumn(db, entity.table, sortKeyColumn(name), engine.dialect.sortKeyType))) continue;
           const rows = await db.selectFrom(entity.table).select(['id', name]).where(name, 'is not', null).execute();
           for (const row of rows) await db.updateTable(entity.table).set({ [sortKeyColumn(name)]: sortKey(row[name] as string) }).where('id', '=', row.id).execute();
         }

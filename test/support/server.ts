@@ -65,6 +65,20 @@ export function testStores(): TestStore[] {
   return postgres ? [sqliteStore, postgresStore(postgres)] : [sqliteStore];
 }
 
+/** Runs `use` on an engine of a new database of `store`, migrated and holding the fixture; drops it after. */
+export async function withFixtureDatabase(store: TestStore, use: (engine: Engine) => Promise<void>): Promise<void> {
+  const database = await store.create();
+  const engine = openEngine(database.url);
+  try {
+    await migrate(engine);
+    await importRecords(engine, readDataset(FIXTURE));
+    await use(engine);
+  } finally {
+    await engine.close();
+    await database.drop();
+  }
+}
+
 export interface TestServer {
   base: string;
   /** The database's DATABASE_URL, for a second connection to it. */
