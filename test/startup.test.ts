@@ -58,14 +58,14 @@ for (const store of testStores()) {
         const results = await Promise.all(Array.from({ length: 4 }, () => runCli(['migrate'], { DATABASE_URL: database.url })));
         assert.deepEqual(results.map((result) => result.code), [0, 0, 0, 0], results.map((result) => result.stderr).join('\n'));
         const said = results.map((result) => result.stderr.replace(/ to .*| of .*/s, ''));
-        assert.deepEqual(said.sort(), ['Applied migrations 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18', 'Schema', 'Schema', 'Schema'].sort());
+        assert.deepEqual(said.sort(), ['Applied migrations 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19', 'Schema', 'Schema', 'Schema'].sort());
         assert.equal(results.filter((result) => /is up to date\.\n$/.test(result.stderr)).length, 3);
         if (store.name === 'postgres') {
           const client = new pg.Client({ connectionString: database.url });
           await client.connect();
           const { rows } = await client.query('select version from schema_migration order by version');
           await client.end();
-          assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
+          assert.deepEqual(rows.map((row) => row.version), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
         }
       } finally {
         await database.drop();

@@ -46,12 +46,12 @@ async function indexDefinition(engine: Engine, name: string): Promise<string> {
 
 for (const store of testStores()) {
   describe(`upgrade from schema version 7 (${store.name})`, () => {
-    test('applies 8 to 18 in turn, fills the project kept on deep records, adds the organisation columns and when a key was last used, makes the indexes of ranges carry the project, gives the IATI prefixes their sort key', async () => {
+    test('applies 8 to 19 in turn, fills the project kept on deep records, adds the organisation columns and when a key was last used, makes the indexes of ranges carry the project, gives the IATI prefixes their sort key', async () => {
       const database = await store.create();
       const engine = openEngine(database.url);
       try {
         await asVersionSeven(engine);
-        assert.deepEqual(await migrate(engine), [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]);
+        assert.deepEqual(await migrate(engine), [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
         const carrying = TABLES.flatMap((entity) => secondaryIndexes(entity, engine.dialect).filter((index) => index.carries).map((index) => [index.name, projectColumnName(entity)!]));
         assert.ok(carrying.length > 50, 'indexes of ranges on project records');
         for (const [name, project] of carrying) assert.match(await indexDefinition(engine, name), new RegExp(`, id( desc)?, "?${project}"?\\)$`), name);
@@ -85,6 +85,15 @@ for (const store of testStores()) {
         { id: 3, iati_prefixes_sortkey: sortKey('NL-KVK; GB-CHC Élan') },
         { id: 4, iati_prefixes_sortkey: null },
       ]);
+    }));
+
+    test('19 makes the index of open projects on a database of 18 (PostgreSQL; SQLite finds a project by its rowid and has none)', () => withFixtureDatabase(store, async (engine) => {
+      await sql`drop index if exists project_open`.execute(engine.db);
+      await sql`delete from schema_migration where version = 19`.execute(engine.db);
+      assert.equal(await indexDefinition(engine, 'project_open'), '');
+      assert.deepEqual(await migrate(engine), [19]);
+      const expected = store.name === 'postgres' ? 'CREATE INDEX project_open ON public.project USING btree (id) INCLUDE (is_public, publishing_status)' : '';
+      assert.equal(await indexDefinition(engine, 'project_open'), expected);
     }));
   });
 }

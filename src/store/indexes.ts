@@ -11,12 +11,15 @@ import { storedFields, type Entity } from '../resources/define.ts';
 import { RESOURCES } from '../resources/index.ts';
 import { carriesProject, orderColumn, PROJECT_COLUMN, projectColumnName } from './columns.ts';
 import type { Database, Dialect } from './engine/index.ts';
+import { OPEN_COLUMNS } from './visibility.ts';
 
 interface Index {
   name: string;
   columns: RawBuilder<unknown>[];
   /** Whether it carries the record's project after its own columns (carriedBy). */
   carries?: boolean;
+  /** Columns it carries after its key, not ordered by (Dialect.includes). */
+  include?: readonly string[];
 }
 
 /**
@@ -75,8 +78,20 @@ export function searchedColumns(entity: Entity): string[] {
 /** The index of the project a record keeps (columns.ts, PROJECT_COLUMN), where it keeps one. */
 const projectIndex = (entity: Entity): Index[] => (carriesProject(entity) ? [{ name: `${entity.table}${PROJECT_COLUMN}_idx`, columns: [sql.ref(PROJECT_COLUMN)] }] : []);
 
+/**
+ * The project's id with what makes a project open to everyone (visibility.ts), where an index can
+ * carry columns it is not ordered by: every list's visibility join then reads this small index
+ * alone, not the project's row (at scale 100, 3,000 budget items walked by `amount` for page 100:
+ * 29 ms with each project's row, 6 ms so). Not ordered by them: the planner must not start a
+ * list from the open projects (LISTED, above).
+ */
+const openProjectIndex = (entity: Entity, dialect: Dialect): Index[] => (entity.table === 'project' && dialect.includes ? [{ name: 'project_open', columns: [sql`id`], include: OPEN_COLUMNS }] : []);
+
 async function createIndexes(db: Kysely<Database>, entity: Entity, indexes: readonly Index[]): Promise<void> {
-  for (const index of indexes) await sql`create index if not exists ${sql.id(index.name)} on ${sql.table(entity.table)} (${sql.join(index.columns)})`.execute(db);
+  for (const index of indexes) {
+    const include = index.include ? sql` include (${sql.join(index.include.map((name) => sql.ref(name)))})` : sql``;
+    await sql`create index if not exists ${sql.id(index.name)} on ${sql.table(entity.table)} (${sql.join(index.columns)})${include}`.execute(db);
+  }
 }
 
 /** The indexes of lists' orders and filters (without the carried columns: what migrations 4 and 5 made). */
@@ -90,16 +105,20 @@ export async function createTrigramIndexes(db: Kysely<Database>, dialect: Dialec
 /** The index of the project a record keeps (migration 11). */
 export const createProjectIndex = (db: Kysely<Database>, entity: Entity): Promise<void> => createIndexes(db, entity, projectIndex(entity));
 
+/** The index of open projects (migration 19). */
+export const createOpenProjectIndex = (db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> => createIndexes(db, entity, openProjectIndex(entity, dialect));
+
 /** Every index a table has now: a new table's, or one loaded in bulk. */
 export async function createAllIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
   await createSecondaryIndexes(db, dialect, entity);
   await createTrigramIndexes(db, dialect, entity);
   await createProjectIndex(db, entity);
+  await createOpenProjectIndex(db, dialect, entity);
 }
 
 /** Every index but the primary key's and the unique ones, before a bulk load into an empty table. */
 export async function dropAllIndexes(db: Kysely<Database>, dialect: Dialect, entity: Entity): Promise<void> {
-  for (const index of [...secondaryIndexes(entity, dialect), ...projectIndex(entity)]) await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
+  for (const index of [...secondaryIndexes(entity, dialect), ...projectIndex(entity), ...openProjectIndex(entity, dialect)]) await sql`drop index if exists ${sql.id(index.name)}`.execute(db);
   for (const column of searchedColumns(entity)) for (const statement of dialect.trigramIndex(entity.table, column).drop) await statement.execute(db);
 }
 

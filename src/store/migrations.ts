@@ -4,14 +4,14 @@
  */
 import type { Kysely } from 'kysely';
 import { storedFields, type Entity, type StoredField } from '../resources/define.ts';
-import { ENTITY_BY_TABLE, TABLES } from '../resources/index.ts';
+import { ENTITY_BY_TABLE, entityOf, TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
 import * as support from '../resources/support.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import type { Database, Dialect, Engine } from './engine/index.ts';
 import { carriesProject, hasSortKey, insertRows, PROJECT_COLUMN } from './columns.ts';
 import { fillProjects } from './visibility.ts';
-import { carryProjectsInOrderIndexes, createAllIndexes, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
+import { carryProjectsInOrderIndexes, createAllIndexes, createOpenProjectIndex, createProjectIndex, createSecondaryIndexes, createTrigramIndexes, dropUndeclaredIndexes, UNANALYZED } from './indexes.ts';
 
 interface Migration {
   version: number;
@@ -213,6 +213,13 @@ const MIGRATIONS: Migration[] = [
           for (const row of rows) await db.updateTable(entity.table).set({ [sortKeyColumn(name)]: sortKey(row[name] as string) }).where('id', '=', row.id).execute();
         }
       }
+    },
+  },
+  {
+    version: 19,
+    name: 'the index of open projects, read by every list\'s visibility join (PostgreSQL)',
+    async up(db, engine) {
+      await createOpenProjectIndex(db, engine.dialect, entityOf('project'));
     },
   },
 ];

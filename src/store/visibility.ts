@@ -33,6 +33,9 @@ export function column(alias: string, name: string): RawBuilder<unknown> {
   return reference;
 }
 
+/** The project's columns that make it open to everyone: public, and published (indexes.ts carries them beside the id). */
+export const OPEN_COLUMNS = ['is_public', 'publishing_status'] as const;
+
 /** What decides which records a caller sees: administrators, anonymous callers, or their roles. */
 export function visibilityKey(caller: Caller): string {
   if (caller.isAdmin) return 'admin';
@@ -57,7 +60,7 @@ export function throughVisibleProject(engine: Engine, query: Query, caller: Call
     query = outwards(owner.query, `project as ${at}`, column(at, 'id'), owner.project);
   }
   // SQL fragments rather than expression builders: this predicate is part of nearly every query.
-  const open = sql<SqlBool>`(${column(at, 'is_public')} = ${engine.dialect.true} and ${column(at, 'publishing_status')} = 'published')`;
+  const open = sql<SqlBool>`(${column(at, OPEN_COLUMNS[0])} = ${engine.dialect.true} and ${column(at, OPEN_COLUMNS[1])} = 'published')`;
   const organisations = [...caller.organisations.keys()];
   if (organisations.length === 0) return query.where(open);
   return query.where(sql<SqlBool>`(${open} or ${column(at, 'id')} in (${partnerProjects(engine.db, organisations)}))`);

@@ -53,6 +53,8 @@ export const postgresDialect: Dialect = {
     return [[column, (order) => (descending ? order.desc().nullsFirst() : order.asc().nullsLast())]];
   },
   inList: (column, list) => sql<SqlBool>`${column} = any(${list})`,
+  // A subquery is written in parentheses of its own: `array(select …)`.
+  amongFew: (column, ids) => sql<SqlBool>`${column} = any(array${ids})`,
   withinTime: null, // statement_timeout stops any statement
   trigramIndex(table, column) {
     const name = sql.id(`${table}_${column}_trgm`);
@@ -78,6 +80,8 @@ export const postgresDialect: Dialect = {
   // index's entries rather than on each row it passes (heap fetches), four times faster.
   carryingIndexes: () => ['asc', 'desc'],
   matchesApart: false,
+  readsSkippedRows: true,
+  includes: true,
   analyzeIndex: () => null,
   orderIndexes(column, _nullable, carried): Record<string, RawBuilder<unknown>[]> {
     const after = [sql`id`, ...carried.map((name) => sql.ref(name))];

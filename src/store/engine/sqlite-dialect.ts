@@ -37,6 +37,7 @@ export const sqliteDialect: Dialect = {
   },
   // json_each reads the list; SQLite still finds each id through the column's index.
   inList: (column, list) => sql<SqlBool>`${column} in (select value from json_each(${list}))`,
+  amongFew: (column, ids) => sql<SqlBool>`${column} in ${ids}`, // the subquery brings its parentheses
   // better-sqlite3 cannot interrupt a statement: a scan asks, row by row, whether time is left.
   // Asked on every long text and on about one short one in 1,024 (SQLite's random(), no call out
   // of it for the others): a call into JavaScript per row cost a quarter of a million-row scan,
@@ -75,6 +76,8 @@ export const sqliteDialect: Dialect = {
   // (migration 17; at scale 100, page 100 of comments by `-created_at`: 419 → 13 ms).
   carryingIndexes: (nullable) => (nullable ? ['idx', 'asc', 'desc'] : ['idx', 'desc']),
   matchesApart: true,
+  readsSkippedRows: false,
+  includes: false,
   analyzeIndex: (name) => sql`analyze ${sql.id(name)}`,
   orderIndexes(column, nullable, carried): Record<string, RawBuilder<unknown>[]> {
     const value = sql.ref(column);

@@ -24,7 +24,9 @@
 import { CompiledQuery } from 'kysely';
 import { filterKey, filtersAnything, type FilterTree } from '../../query/filters.ts';
 import type { Caller, Resource } from '../../resources/define.ts';
+import { entityOf } from '../../resources/index.ts';
 import type { CacheDescription } from '../caches.ts';
+import { projectColumnName } from '../columns.ts';
 import { VersionedCache } from '../data-version.ts';
 import type { Columns, Engine } from '../engine/index.ts';
 import { anyOnKeys, decidedOnKeys, servedByIndex } from '../filter-sql.ts';
@@ -77,6 +79,14 @@ function onOrdersOwnIndex(resource: Resource, page: PageRequest, filters: Filter
   const [first] = page.order;
   return !(page.pinned && resource.pinnedOrder) && first !== undefined && terms.every((term) => term.kind === 'term' && term.hops.length === 0 && term.name === first.field && RANGES.has(term.lookup));
 }
+
+/**
+ * Whether the order's indexes carry what decides who sees a record, its project (indexes.ts,
+ * carriedBy): the tables that grow with the projects. A walk there reads the index alone when it
+ * selects ids only; a table of few, small rows (organisations: 40,000 at scale 100) is walked as
+ * cheaply reading them, and its page read again by id cost more (the grid at scale 100).
+ */
+const seenFromIndex = (resource: Resource) => resource.visibility.kind === 'project' && projectColumnName(entityOf(resource.table)) !== null;
 
 /** Where a list's matching records are, if in at most `most` projects (ProjectCounts#whereMatches), for lists whose counts are kept per project. */
 export type WhereMatches = (resource: Resource, caller: Caller, filters: FilterTree, most: number) => Promise<{ projects: number[]; rows: number } | null>;
@@ -173,10 +183,15 @@ export class SqlPages {
    *           (rows / MATCH_IDS_PER_ROW); taken instead of the next way wherever that is not
    *           `within`, since it reads every match too, and at once where they are kept already.
    * The cheapest is chosen; a tie goes to the planner's own way, which is taken at once where
-   * the filters are a range of the order's own field (onOrdersOwnIndex).
+   * the filters are a range of the order's own field (onOrdersOwnIndex). There, and without
+   * filters, a deep page on an engine that reads the rows it skips has its ids found first
+   * (list-sql.ts, `idsFirst`): the walk then reads the order's index alone.
    */
-  private async way(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<{ first: Pick<PageRequest, 'walk' | 'within' | 'matchesFirst' | 'idsInOrder'>; then: Pick<PageRequest, 'within' | 'matchesFirst' | 'idsInOrder'>; nextCost: number; among: number | null }> {
-    if (!filters || !filtersAnything(filters) || onOrdersOwnIndex(resource, page, filters)) return { first: {}, then: {}, nextCost: 0, among: null };
+  private async way(resource: Resource, caller: Caller, page: PageRequest, total: number, filters?: FilterTree): Promise<{ first: Pick<PageRequest, 'walk' | 'within' | 'matchesFirst' | 'idsInOrder' | 'idsFirst'>; then: Pick<PageRequest, 'within' | 'matchesFirst' | 'idsInOrder' | 'idsFirst'>; nextCost: number; among: number | null }> {
+    if (!filters || !filtersAnything(filters) || onOrdersOwnIndex(resource, page, filters)) {
+      const deep = this.engine.dialect.readsSkippedRows && page.offset >= LONG_ROWS && !(page.pinned && resource.pinnedOrder) && seenFromIndex(resource) ? { idsFirst: true } : {};
+      return { first: deep, then: deep, nextCost: 0, among: null };
+    }
     const rows = await this.tableSize(resource);
     const onKeys = decidedOnKeys(this.engine, resource.table);
     const indexed = servedByIndex(filters, onKeys);
