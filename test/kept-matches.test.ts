@@ -12,7 +12,7 @@ import { deserialize, serialize } from 'node:v8';
 import { sql } from 'kysely';
 import { generateDemo } from '../demo/generate.ts';
 import { parseListQuery } from '../src/query/list-query.ts';
-import { ANONYMOUS } from '../src/resources/define.ts';
+import { ANONYMOUS, SERVICE } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/index.ts';
 import type { SharedMatches } from '../src/store/pages/kept-matches.ts';
 import type { Neighbours } from '../src/store/project-counts.ts';
@@ -136,6 +136,26 @@ for (const store of testStores()) {
       }
     });
 
+    test('are read at once where reading them and walking among them cost less than one long walk of rows', async () => {
+      if (server.engine.runAmong === undefined) return;
+      server.reader.settledMs = 0;
+      // One link in each of 1,100 projects holds two letters no other does: too many projects to
+      // read the page within them, and a walk to page 5 would read some 1,900 rows where the set
+      // costs a sixteenth of a row per link (some 900) and the walk among it an eighth of those.
+      const firsts = (await server.engine.run(server.engine.db.selectFrom('link').select((eb) => eb.fn.min('id').as('id')).groupBy('project').orderBy('project').compile())).map((row) => Number(row.id)).slice(0, 1100);
+      assert.equal(firsts.length, 1100);
+      await changeData(server.engine, ['link'], async (trx) => {
+        for (const id of firsts) await trx.updateTable('link').set({ url: `https://example.org/ёю/${id}`, url_sortkey: sortKey(`https://example.org/ёю/${id}`) } as never).where('id', '=', id).execute();
+      });
+      const ordered = (await server.engine.run(server.engine.db.selectFrom('link').select(['id', 'caption_sortkey as caption']).where('url', 'like', '%ёю%').compile()))
+        .sort((a, b) => (String(a.caption) < String(b.caption) ? -1 : String(a.caption) > String(b.caption) ? 1 : 0) || Number(a.id) - Number(b.id))
+        .map((row) => Number(row.id));
+      const [kept, walks] = [figures('kept_matches'), figures('short_walks')];
+      assert.deepEqual(await listed(`url__icontains=${encodeURIComponent('ЁЮ')}&ordering=caption&page=5`, headers), { count: 1100, ids: ordered.slice(120, 150) });
+      assert.equal(figures('kept_matches').misses, kept.misses + 1, 'the matches read at once');
+      assert.deepEqual(figures('short_walks'), walks, 'no walk taken, none came up short');
+    });
+
     test('a write patches the sets of filters on the list\'s own fields: pages after moves, additions, changes and deletions hold what the table does', async () => {
       // Never settled: a set is read and kept only because the writes patch it.
       server.reader.settledMs = Infinity;
@@ -217,6 +237,55 @@ for (const store of testStores()) {
       assert.deepEqual(await pageOf(other, '-id', 1), (await plain('id', true, 1, anyone)).ids);
       assert.equal(other.kept.sets.hits, hits + 2, 'its pages read among the set it was told');
       assert.equal(told, 1, 'which it did not read again');
+    });
+  });
+}
+
+for (const store of testStores()) {
+  describe(`a small table's few matches (${store.name})`, () => {
+    // Some 4,000 organisations: no project, so no page is read within the projects holding its matches.
+    const server = useServer(store, () => generateDemo({ scale: 10, seed: 1 }).filter(({ entity }) => entity === 'organisation').map(({ entity, records }) => ({ file: entity, label: entity, records })));
+
+    test('a public list whose filters no index serves is counted as its matches\' set, which its pages are read among', async () => {
+      if (server.engine.runAmong === undefined) return;
+      const settledMs = server.reader.settledMs;
+      server.reader.settledMs = 0;
+      try {
+        const ids = (await server.engine.run(server.engine.db.selectFrom('organisation').select('id').orderBy('id').compile())).map((row) => Number(row.id));
+        assert.ok(ids.length > 3000, `${ids.length} organisations`);
+        // Every 50th organisation's LinkedIn address holds two letters no other does and no index serves.
+        const marked = ids.filter((_, index) => index % 50 === 7);
+        await changeData(server.engine, ['organisation'], async (trx) => {
+          for (const id of marked) await trx.updateTable('organisation').set({ linkedin: `https://linkedin.example/жщ${id}`, linkedin_sortkey: sortKey(`https://linkedin.example/жщ${id}`) } as never).where('id', '=', id).execute();
+        });
+        const figures = (name: string) => server.reader.caches().find((cache) => cache.name === name)!.figures();
+        const plain = async (descending: boolean, page: number) => {
+          const rows = await server.engine.run(server.engine.db.selectFrom('organisation').select(['id', 'name_sortkey as name']).where('linkedin', 'like', '%жщ%').compile());
+          rows.sort((a, b) => (String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0) * (descending ? -1 : 1) || Number(a.id) - Number(b.id));
+          return { count: rows.length, ids: rows.slice((page - 1) * 30, page * 30).map((row) => Number(row.id)) };
+        };
+        const listed = async (query: string) => {
+          const answer = await request(server.base, `/rest/v1/organisation/?linkedin__icontains=${encodeURIComponent('ЖЩ')}&${query}`);
+          assert.equal(answer.status, 200, query);
+          const body = answer.body as { count: number; results: { id: number }[] };
+          return { count: body.count, ids: body.results.map((organisation) => organisation.id) };
+        };
+        // The table's size, which the page's way is weighed by, counted first.
+        await server.reader.count(RESOURCES.find((resource) => resource.name === 'organisation')!, SERVICE);
+        const [kept, counts, walks] = [figures('kept_matches'), figures('counts'), figures('short_walks')];
+        assert.deepEqual(await listed('ordering=name'), await plain(false, 1));
+        assert.equal((await plain(false, 1)).count, marked.length);
+        assert.equal(figures('kept_matches').misses, kept.misses + 1, 'the matches read once');
+        assert.equal(figures('counts').misses, counts.misses, 'and counted as the set, not apart');
+        assert.equal(figures('kept_matches').hits, kept.hits + 1, 'the page read among it');
+        // A walk in name order would have read some 1,500 rows for the page's 30 of 80 matches.
+        assert.deepEqual(figures('short_walks'), walks, 'no walk taken');
+        assert.deepEqual(await listed('ordering=-name&page=2'), await plain(true, 2));
+        assert.equal(figures('kept_matches').hits, kept.hits + 3, 'the next page counted and read among the same set');
+        assert.equal(figures('counts').misses, counts.misses);
+      } finally {
+        server.reader.settledMs = settledMs;
+      }
     });
   });
 }
