@@ -164,6 +164,35 @@ for (const store of testStores()) {
       server.reader.settledMs = new Reader(server.engine).settledMs;
     });
 
+    test('marks are noted only for a version that has lasted: a deep page just after a write is read from the list\'s start, as exact', async () => {
+      const ids = async (path: string) => ((await request(server.base, path)).body.results as Row[]).map((row) => row.id);
+      server.reader.settledMs = Infinity;
+      const seeks = server.reader.seeks;
+      let marked = 0;
+      const get = seeks.marks.get.bind(seeks.marks);
+      seeks.marks.get = (...args) => ((marked += 1), get(...args));
+      try {
+        // Read once before the write, so that the version the write ends is one this process saw.
+        await ids('/rest/v1/budget_item/?ordering=-amount&page=250&_=before');
+        marked = 0;
+        const [item] = await server.engine.run(server.engine.db.selectFrom('budget_item').select(['id', 'amount']).orderBy('id').limit(1).compile());
+        await changeData(server.engine, ['budget_item'], async (trx) => {
+          await trx.updateTable('budget_item').set({ amount: 123_456.78 } as never).where('id', '=', Number(item.id)).execute();
+        });
+        // The same order (id is unique), which no mark serves: read from the list's start.
+        const walking = await ids('/rest/v1/budget_item/?ordering=-amount,id,label&page=250');
+        assert.deepEqual(await ids('/rest/v1/budget_item/?ordering=-amount&page=250'), walking);
+        assert.equal(marked, 0, 'a version just seen: no marks noted');
+        seeks.lastingMs = 0;
+        assert.deepEqual(await ids('/rest/v1/budget_item/?ordering=-amount&page=250&_=lasted'), walking);
+        assert.equal(marked, 1, 'once it has lasted, from a mark');
+      } finally {
+        seeks.marks.get = get;
+        seeks.lastingMs = new Reader(server.engine).seeks.lastingMs;
+        server.reader.settledMs = new Reader(server.engine).settledMs;
+      }
+    });
+
     test('a filtered list read again starts where its first page began, and holds what walking the list gives', async () => {
       // A page past the end (a short list) answers 404: no records.
       const ids = async (path: string) => ((await request(server.base, path)).body.results as Row[] | undefined ?? []).map((row) => row.id);

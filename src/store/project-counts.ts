@@ -45,6 +45,8 @@ import { pathTables, visibleProjectsQuery, visibilityKey } from './visibility.ts
 const HISTOGRAM_PROJECTS = 4_000_000;
 /** A filter is counted as every record less those it leaves out where they are fewer than this (and than half the table): read in one pass of their index ranges. */
 const COMPLEMENT_MOST = 200_000;
+/** A histogram brought up to date for at most this many projects counts them at once, on the service's own connection (countedFor). */
+const AT_ONCE_PROJECTS = 100;
 /** Sets of visible projects kept (one per kind of caller: anonymous, each set of organisations). */
 const VISIBLE_SETS = 1000;
 
@@ -277,7 +279,12 @@ export class ProjectCounts {
     const counts = new Map<number, number>();
     if (projects.length === 0) return counts;
     const query = projectCountsQuery(this.engine, resource, filters, projects).compile();
-    for (const row of await this.engine.runLong(query)) counts.set(row.project === null ? -1 : Number(row.project), Number(row.count));
+    // A few projects' records, through the project's index: read at once on the service's own
+    // connection. Queued for SQLite's reader threads, each read of a list being written to waited
+    // behind the scans of first counts (at scale 100 with 5 % writes, pages of budget items,
+    // transactions and links took 60 ms at the median, other lists 4).
+    const rows = projects.length <= AT_ONCE_PROJECTS ? await this.engine.run(query) : await this.engine.runLong(query);
+    for (const row of rows) counts.set(row.project === null ? -1 : Number(row.project), Number(row.count));
     return counts;
   }
 
