@@ -18,12 +18,24 @@ import type { SharedMatches } from '../src/store/pages/kept-matches.ts';
 import type { Neighbours } from '../src/store/project-counts.ts';
 import { Reader } from '../src/store/reader.ts';
 import { changeData } from '../src/store/data-version.ts';
-import { openEngine } from '../src/store/engine/index.ts';
+import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { IdSet } from '../src/store/idset.ts';
 import { filterMatchQuery, pageQuery } from '../src/store/list-sql.ts';
 import { createToken, createUser } from '../src/store/users.ts';
 import { sortKey } from '../src/text/sortkey.ts';
 import { request, testStores, useServer } from './support/server.ts';
+
+/** Rows in the order of `key` (either way), then of their ids, as every list's order ends. */
+function inOrder<T extends Record<string, unknown>>(rows: T[], key: (row: T) => string | number, descending = false): T[] {
+  return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (descending ? -1 : 1) || Number(a.id) - Number(b.id));
+}
+
+/** Sets a text field of the records `ids` (and its sort key) to `text(id)`, as one change. */
+async function setText(engine: Engine, table: string, field: string, ids: readonly number[], text: (id: number) => string): Promise<void> {
+  await changeData(engine, [table], async (trx) => {
+    for (const id of ids) await trx.updateTable(table).set({ [field]: text(id), [`${field}_sortkey`]: sortKey(text(id)) } as never).where('id', '=', id).execute();
+  });
+}
 
 for (const store of testStores()) {
   describe(`pages among kept matches (${store.name})`, () => {
@@ -53,9 +65,7 @@ for (const store of testStores()) {
     /** The same, read plainly: every link the caller sees (`visible`) whose address holds the mark, sorted by `order`. */
     const plain = async (order: 'caption' | 'id', descending: boolean, page: number, visible: (project: number) => boolean) => {
       const rows = await server.engine.run(server.engine.db.selectFrom('link').select(['id', 'project', 'caption_sortkey as caption']).where('url', 'like', '%жщ%').compile());
-      const seen = rows.filter((row) => visible(Number(row.project)));
-      const key = (row: (typeof rows)[number]) => (order === 'id' ? Number(row.id) : String(row.caption));
-      seen.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0) * (descending ? -1 : 1) || Number(a.id) - Number(b.id));
+      const seen = inOrder(rows.filter((row) => visible(Number(row.project))), (row) => (order === 'id' ? Number(row.id) : String(row.caption)), descending);
       return { count: seen.length, ids: seen.slice((page - 1) * 30, page * 30).map((row) => Number(row.id)) };
     };
 
@@ -74,9 +84,7 @@ for (const store of testStores()) {
       // Every second link past the newest 1,100 searched for two letters no other holds and no
       // index serves: the first walk, in id order from the newest, meets none.
       const marked = newestFirst.slice(1100).filter((_, index) => index % 2 === 0);
-      await changeData(server.engine, ['link'], async (trx) => {
-        for (const id of marked) await trx.updateTable('link').set({ url: `https://example.org/жщ/${id}`, url_sortkey: sortKey(`https://example.org/жщ/${id}`) } as never).where('id', '=', id).execute();
-      });
+      await setText(server.engine, 'link', 'url', marked, (id) => `https://example.org/жщ/${id}`);
       const rows = await server.engine.run(server.engine.db.selectFrom('project').select(['id', 'is_public', 'publishing_status']).compile());
       const open = new Set(rows.filter((row) => Boolean(row.is_public) && row.publishing_status === 'published').map((row) => Number(row.id)));
       const everyone = () => true;
@@ -144,12 +152,9 @@ for (const store of testStores()) {
       // costs a sixteenth of a row per link (some 900) and the walk among it an eighth of those.
       const firsts = (await server.engine.run(server.engine.db.selectFrom('link').select((eb) => eb.fn.min('id').as('id')).groupBy('project').orderBy('project').compile())).map((row) => Number(row.id)).slice(0, 1100);
       assert.equal(firsts.length, 1100);
-      await changeData(server.engine, ['link'], async (trx) => {
-        for (const id of firsts) await trx.updateTable('link').set({ url: `https://example.org/ёю/${id}`, url_sortkey: sortKey(`https://example.org/ёю/${id}`) } as never).where('id', '=', id).execute();
-      });
-      const ordered = (await server.engine.run(server.engine.db.selectFrom('link').select(['id', 'caption_sortkey as caption']).where('url', 'like', '%ёю%').compile()))
-        .sort((a, b) => (String(a.caption) < String(b.caption) ? -1 : String(a.caption) > String(b.caption) ? 1 : 0) || Number(a.id) - Number(b.id))
-        .map((row) => Number(row.id));
+      await setText(server.engine, 'link', 'url', firsts, (id) => `https://example.org/ёю/${id}`);
+      const matches = await server.engine.run(server.engine.db.selectFrom('link').select(['id', 'caption_sortkey as caption']).where('url', 'like', '%ёю%').compile());
+      const ordered = inOrder(matches, (row) => String(row.caption)).map((row) => Number(row.id));
       const [kept, walks] = [figures('kept_matches'), figures('short_walks')];
       assert.deepEqual(await listed(`url__icontains=${encodeURIComponent('ЁЮ')}&ordering=caption&page=5`, headers), { count: 1100, ids: ordered.slice(120, 150) });
       assert.equal(figures('kept_matches').misses, kept.misses + 1, 'the matches read at once');
@@ -199,9 +204,7 @@ for (const store of testStores()) {
       }
       // A change that names no project (the log cannot say which records moved): the set is read whole again.
       const [last] = (await marked()).slice(-1);
-      await changeData(server.engine, ['link'], async (trx) => {
-        await trx.updateTable('link').set({ url: 'https://example.org/unnamed', url_sortkey: sortKey('https://example.org/unnamed') } as never).where('id', '=', last.id).execute();
-      });
+      await setText(server.engine, 'link', 'url', [last.id], () => 'https://example.org/unnamed');
       await exact('a change naming no project');
       if (server.engine.runAmong !== undefined) assert.equal(kept.patches, patches + steps.length, 'not patched');
     });
@@ -255,14 +258,11 @@ for (const store of testStores()) {
         assert.ok(ids.length > 3000, `${ids.length} organisations`);
         // Every 50th organisation's LinkedIn address holds two letters no other does and no index serves.
         const marked = ids.filter((_, index) => index % 50 === 7);
-        await changeData(server.engine, ['organisation'], async (trx) => {
-          for (const id of marked) await trx.updateTable('organisation').set({ linkedin: `https://linkedin.example/жщ${id}`, linkedin_sortkey: sortKey(`https://linkedin.example/жщ${id}`) } as never).where('id', '=', id).execute();
-        });
+        await setText(server.engine, 'organisation', 'linkedin', marked, (id) => `https://linkedin.example/жщ${id}`);
         const figures = (name: string) => server.reader.caches().find((cache) => cache.name === name)!.figures();
         const plain = async (descending: boolean, page: number) => {
           const rows = await server.engine.run(server.engine.db.selectFrom('organisation').select(['id', 'name_sortkey as name']).where('linkedin', 'like', '%жщ%').compile());
-          rows.sort((a, b) => (String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0) * (descending ? -1 : 1) || Number(a.id) - Number(b.id));
-          return { count: rows.length, ids: rows.slice((page - 1) * 30, page * 30).map((row) => Number(row.id)) };
+          return { count: rows.length, ids: inOrder(rows, (row) => String(row.name), descending).slice((page - 1) * 30, page * 30).map((row) => Number(row.id)) };
         };
         const listed = async (query: string) => {
           const answer = await request(server.base, `/rest/v1/organisation/?linkedin__icontains=${encodeURIComponent('ЖЩ')}&${query}`);

@@ -198,7 +198,8 @@ export class SqlPages {
    *   among   the order's index, each id checked against the filters' matches kept in
    *           memory: about (offset + limit) × rows / matches entries, once the matches are read
    *           (rows / MATCH_IDS_PER_ROW); taken instead of the next way wherever that is not
-   *           `within`, since it reads every match too, and at once where they are kept already.
+   *           `within`, since it reads every match too, and at once where they are kept already,
+   *           or where reading them and this walk cost less than a walk of rows of a thousand or more.
    * The cheapest is chosen; a tie goes to the planner's own way, which is taken at once where
    * the filters are a range of the order's own field (onOrdersOwnIndex). There, and without
    * filters, a deep page on an engine that reads the rows it skips has its ids found first
