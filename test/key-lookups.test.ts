@@ -1,6 +1,6 @@
 /**
  * Part lookups decided on a text's distinct keys first (filter-sql.ts, Engine#fewKeys): where the
- * planner's statistics say a key column holds few distinct keys beside its rows (SQLite), a
+ * planner's statistics say a key column holds few distinct keys beside its rows, a
  * two-letter search reads the matching keys' records from the key's index instead of every
  * record. The answers, counts and ordered pages are the plain lookups' (as JavaScript reads them),
  * on both stores, and stay so after writes that bring a key the statistics never saw.
@@ -59,18 +59,20 @@ for (const store of testStores()) {
       return wrong;
     }
 
-    test('are decided on the keys where the statistics say there are few (SQLite), and read them from the index', async () => {
-      assert.equal(server.engine.fewKeys('link', 'caption_sortkey'), store.name === 'sqlite');
+    test('are decided on the keys where the statistics say there are few, and read them from the index', async () => {
+      assert.equal(server.engine.fewKeys('link', 'caption_sortkey'), true);
       assert.equal(server.engine.fewKeys('link', 'url_sortkey'), false);
       const filters = parseFilters(link, [['caption__icontains', 'wa']], ANONYMOUS);
       const compiled = (await countQuery(server.engine, link, ANONYMOUS, filters)).compile();
       const histogram = projectCountsQuery(server.engine, link, filters).compile();
+      const keys = 'with recursive keys\\(key\\) as \\(select min\\("caption_sortkey"\\) from "link" union all';
       if (store.name === 'sqlite') {
-        assert.match(compiled.sql, /"t"\."caption_sortkey" in \(with recursive keys\(key\) as \(select min\("caption_sortkey"\) from "link" union all/);
+        assert.match(compiled.sql, new RegExp(`"t"\\."caption_sortkey" in \\(${keys}`));
         assert.match(histogram.sql, /group by \+"t"\."project" order by \+"t"\."project" asc nulls first/);
       } else {
-        assert.doesNotMatch(compiled.sql, /with recursive/);
-        assert.doesNotMatch(histogram.sql, /\+"t"/);
+        // The keys first as one array: the planner, not knowing how many match, would hash the whole table.
+        assert.match(compiled.sql, new RegExp(`"t"\\."caption_sortkey" = any\\(array\\(${keys}`));
+        assert.match(histogram.sql, new RegExp(`"t"\\."caption_sortkey" = any\\(array\\(${keys}.* group by "t"\\."project" order by "t"\\."project" asc nulls first`));
       }
       // A prefix is a range of the key's index, an equality its key's: neither is decided on the keys.
       for (const other of [['caption__istartswith', 'wa'], ['caption__iexact', 'Health'], ['caption', 'Health']] as [string, string][]) {

@@ -148,7 +148,7 @@ function condition(eb: Builder, engine: Engine, table: string, alias: string, te
       // An ordered text's prefix is a range of its key's index (counted per project from that index alone).
       const range = term.lookup === 'istartswith' && term.field.orderable ? prefixRange(part) : null;
       if (range) return eb.and([eb(keyed, '>=', range[0]), eb(keyed, '<', range[1]), like(dialect, keyed, pattern)]);
-      if (byKeys(engine, table, term)) return sql<SqlBool>`${keyed} in (${keysLike(table, sortKeyColumn(term.name), pattern)})`;
+      if (byKeys(engine, table, term)) return dialect.amongFew(keyed, sql`(${keysLike(table, sortKeyColumn(term.name), pattern)})`);
       const match = like(dialect, keyed, pattern);
       // A page walked in its order checks each row it meets: no candidates to gather first.
       return use === 'indexed' ? searched(dialect, table, alias, term, part, match) : match;

@@ -1,10 +1,10 @@
 /**
  * PostgreSQL, assembled from its parts: the dialect (postgres-dialect.ts), the pool and its named
  * statements (postgres-pool.ts), the data versions heard from every instance's commits
- * (postgres-watch.ts), and bulk loads, migrations and ids (postgres-load.ts). Several instances
- * share one database; every change sends a notification at commit that each instance's
- * listening connection hears, so the data version is held in memory instead of read for every
- * cached answer.
+ * (postgres-watch.ts), bulk loads, migrations and ids (postgres-load.ts), and what the planner's
+ * statistics tell the reader (postgres-statistics.ts). Several instances share one database;
+ * every change sends a notification at commit that each instance's listening connection hears,
+ * so the data version is held in memory instead of read for every cached answer.
  */
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import Cursor from 'pg-cursor';
@@ -12,7 +12,9 @@ import { sizeOnly } from '../caches.ts';
 import { TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
 import { postgresDialect, withSet } from './postgres-dialect.ts';
 import { postgresLoading } from './postgres-load.ts';
+import { keyStatistics } from './key-statistics.ts';
 import { isUnavailable, openPool, PREPARED_MAX, storageFault } from './postgres-pool.ts';
+import { postgresFewKeys } from './postgres-statistics.ts';
 import { CHANGES_CHANNEL, VersionWatch } from './postgres-watch.ts';
 
 export function openPostgres(url: string, options: EngineOptions = {}): Engine {
@@ -23,6 +25,10 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     log: observe ? (event) => observe(event.queryDurationMillis / 1000, event.level === 'error') : undefined,
   });
   const watch = new VersionWatch(url);
+  const statistics = keyStatistics(() => postgresFewKeys(db));
+  // Read at once: the first searches would otherwise be planned before the statistics are known.
+  void statistics.readAgain();
+  const loading = postgresLoading(db);
   const shown = new URL(url);
   shown.password = '';
 
@@ -62,7 +68,11 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
         client.release();
       }
     },
-    ...postgresLoading(db),
+    ...loading,
+    async analyze(except, within) {
+      await loading.analyze(except, within);
+      await statistics.readAgain();
+    },
     versionNow: () => watch.now(),
     async version() {
       const now = watch.now();
@@ -93,12 +103,12 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       return remembered === 'full' ? 'full' : null;
     },
     isStatementTimeout: (error) => (error as { code?: unknown } | null)?.code === '57014' && /statement timeout/.test((error as Error).message),
-    fewKeys: () => false,
+    fewKeys: statistics.fewKeys,
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     caches: () => [{
       name: 'statements', holds: 'the name a SQL text is prepared under, on every connection', key: 'SQL text', bound: `${PREPARED_MAX} texts (later ones unnamed)`, stale: 'never (no data in it)',
       figures: sizeOnly(names),
-    }],
+    }, statistics.describe()],
     async close() {
       await watch.stop();
       await db.destroy();

@@ -18,7 +18,8 @@ import { sqliteIds } from './sqlite-ids.ts';
 import { sqliteLoading } from './sqlite-load.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
 import { SqliteStatements } from './sqlite-rows.ts';
-import { keyStatistics } from './sqlite-statistics.ts';
+import { keyStatistics } from './key-statistics.ts';
+import { sqliteFewKeys } from './sqlite-statistics.ts';
 import { configure, StatementTimeout } from './sqlite-setup.ts';
 import { watchVersions } from './sqlite-versions.ts';
 
@@ -79,7 +80,8 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   // Reads that may take long run on threads of their own (path ':memory:' is this connection's alone).
   const threads = options.readerThreads ?? READER_THREADS;
   const readers = path === ':memory:' || threads === 0 ? null : new SqliteReaders(path, threads, timeout, (names, rows) => rows.map(statements.rowBuilder(names)));
-  const statistics = keyStatistics(handle);
+  const statistics = keyStatistics(() => sqliteFewKeys(handle));
+  const loading = sqliteLoading(handle, db);
 
   return {
     name: 'sqlite',
@@ -135,7 +137,11 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
         reader.close();
       }
     },
-    ...sqliteLoading(handle, db),
+    ...loading,
+    async analyze(except, within) {
+      await loading.analyze(except, within);
+      await statistics.readAgain();
+    },
     ...sqliteIds(),
     ...watchVersions(handle, statements, db),
     announceChange: async () => undefined, // every process reads the version itself
