@@ -47,12 +47,15 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       return read({ ...query, parameters: withSet(query.parameters, set) });
     },
     async readIds(query) {
-      // One row of text, not a row per id: node-postgres makes an object of every row, three
-      // times the cost of the read itself for 40,000 ids. The aggregate takes the rows in the
-      // order the query gives them: an ordered subquery offers it no parallel (partial) path.
-      const joined = { ...query, sql: `select string_agg(q.id::text, ',') as ids from (${query.sql}) as q(id)` };
+      // One value, not a row per id: node-postgres makes an object of every row, three times the
+      // cost of the read itself for 40,000 ids. Four bytes an id (a bytea, which pg decodes from
+      // hex natively): as decimal text, the 593,000 custom fields whose value holds `a` took
+      // 370 ms of the event loop to split and parse, every other request waiting. The aggregate
+      // takes the rows in the order the query gives them: an ordered subquery offers it no
+      // parallel (partial) path.
+      const joined = { ...query, sql: `select string_agg(int4send(q.id), ''::bytea) as ids from (${query.sql}) as q(id)` };
       const [{ ids }] = await read(joined);
-      return typeof ids === 'string' ? Int32Array.from(ids.split(','), Number) : new Int32Array(0);
+      return ids instanceof Uint8Array ? idsOfBigEndian(ids) : new Int32Array(0);
     },
     async *stream(query, batchSize) {
       const client = await pool.connect();
@@ -114,4 +117,11 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       await db.destroy();
     },
   };
+}
+
+/** Ids sent as four big-endian bytes each (`int4send`), as 32-bit integers of this machine's order. */
+function idsOfBigEndian(bytes: Uint8Array): Int32Array {
+  const copy = new Uint8Array(bytes); // its own buffer, aligned for Int32Array
+  Buffer.from(copy.buffer).swap32();
+  return new Int32Array(copy.buffer);
 }
