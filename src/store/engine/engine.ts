@@ -76,7 +76,7 @@ export interface Dialect {
    * one array, so that no plan made for any LIMIT (a prepared statement's generic plan), nor one
    * that cannot know how many keys match, joins them by hashing the whole table (transactions by
    * `value`, page 20 at scale 100: 175 ms so, 9 ms; their counts per project where the description
-   * holds `ro`: 352 ms so, 56 ms from the key's index); SQLite looks each up in the subquery's rows.
+   * holds `ro`: 250–380 ms so, 55 ms from the key's index); SQLite looks each up in the subquery's rows.
    */
   amongFew(column: Expression<unknown>, ids: Expression<unknown>): RawBuilder<SqlBool>;
   /**
