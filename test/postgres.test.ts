@@ -209,6 +209,15 @@ describe('postgres: losing the database', { skip: !postgres }, () => {
 describe('postgres: statements prepared per connection', { skip: !postgres }, () => {
   const server = useServer(postgres ?? testStores()[0]);
 
+  test('a set\'s ids come as four bytes each (readIds): exact, in the query\'s order, past 16 and 24 bits, none as an empty array', async () => {
+    const ids = [70_000, 1, 16_777_217, 2_147_483_647, 256, 65_536];
+    const listed = CompiledQuery.raw(`select id from (values ${ids.map((id, index) => `(${id}, ${index})`).join(', ')}) as v(id, n) order by n`);
+    const read = await server.engine.readIds(listed);
+    assert.ok(read instanceof Int32Array);
+    assert.deepEqual([...read], ids);
+    assert.deepEqual([...(await server.engine.readIds(CompiledQuery.raw('select id from keyword where id < 0')))], []);
+  });
+
   test('a read is prepared once per connection; past the first 256 texts they are sent unnamed, and every answer is right', async () => {
     const ids = ((await request(server.base, '/rest/v1/keyword/')).body.results as { id: number }[]).map((record) => record.id);
     // Each list length is another SQL text (`id in ($1, …, $n)`): 300 texts, then the first ones again.

@@ -8,6 +8,7 @@
  * every `analyze` of this engine: a guess from older ones costs time, never a wrong answer.
  */
 import type { CacheDescription } from '../caches.ts';
+import type { Engine } from './engine.ts';
 
 /** How long statistics read are trusted before they are read again. */
 const READ_AGAIN_MS = 60_000;
@@ -63,3 +64,9 @@ export function keyStatistics(read: () => FewKeys | Promise<FewKeys>): KeyStatis
     }),
   };
 }
+
+/** An engine's `analyze`, then the statistics it gathered read at once (not up to a minute later). */
+export const analyzeThenRead = (analyze: Engine['analyze'], statistics: KeyStatistics): Engine['analyze'] => async (except, within) => {
+  await analyze(except, within);
+  await statistics.readAgain();
+};

@@ -10,7 +10,7 @@ import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import Cursor from 'pg-cursor';
 import { sizeOnly } from '../caches.ts';
 import { TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
-import { keyStatistics } from './key-statistics.ts';
+import { analyzeThenRead, keyStatistics } from './key-statistics.ts';
 import { postgresDialect, withSet } from './postgres-dialect.ts';
 import { postgresLoading } from './postgres-load.ts';
 import { isUnavailable, openPool, PREPARED_MAX, storageFault } from './postgres-pool.ts';
@@ -72,10 +72,7 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       }
     },
     ...loading,
-    async analyze(except, within) {
-      await loading.analyze(except, within);
-      await statistics.readAgain();
-    },
+    analyze: analyzeThenRead(loading.analyze, statistics),
     versionNow: () => watch.now(),
     async version() {
       const now = watch.now();

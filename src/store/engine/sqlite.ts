@@ -18,7 +18,7 @@ import { sqliteIds } from './sqlite-ids.ts';
 import { sqliteLoading } from './sqlite-load.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
 import { SqliteStatements } from './sqlite-rows.ts';
-import { keyStatistics } from './key-statistics.ts';
+import { analyzeThenRead, keyStatistics } from './key-statistics.ts';
 import { sqliteFewKeys } from './sqlite-statistics.ts';
 import { configure, StatementTimeout } from './sqlite-setup.ts';
 import { watchVersions } from './sqlite-versions.ts';
@@ -138,10 +138,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       }
     },
     ...loading,
-    async analyze(except, within) {
-      await loading.analyze(except, within);
-      await statistics.readAgain();
-    },
+    analyze: analyzeThenRead(loading.analyze, statistics),
     ...sqliteIds(),
     ...watchVersions(handle, statements, db),
     announceChange: async () => undefined, // every process reads the version itself
