@@ -1,11 +1,18 @@
 /**
  * Drives one running server with the mixed scenario's reads (or one path, fresh), for profiling:
- * `node --import tsx bench/drive.ts BASE [seconds] [path]` (`SEED`: another sequence of requests; `WRITES=0.05` with `EDITOR_KEY`: that share of writes).
+ * `node --import tsx bench/drive.ts BASE [seconds] [path]` (`SEED`: another sequence of requests; `WRITES=0.05` with `EDITOR_KEY`: that share of writes;
+ * `LOADER=wrk`: the mix sent by wrk, bench/wrk-mix.ts).
  */
 import autocannon from 'autocannon';
 import { mixedData, mixedRequests } from './mixed.ts';
+import { wrkMixed } from './wrk-mix.ts';
 
 const [base, seconds = '10', path] = process.argv.slice(2);
+if (process.env.LOADER === 'wrk' && !path) {
+  const result = await wrkMixed(base, await mixedData(base, process.env.EDITOR_KEY ?? ''), Number(process.env.WRITES ?? 0), Number(process.env.SEED ?? 14), Number(seconds), Number(process.env.CONNECTIONS ?? 32));
+  console.log(`${result.requestsPerSecond} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, max ${result.maxMs} ms, errors ${result.errors}, 5xx ${result.serverErrors}, writes ${result.writes} (wrk)`);
+  process.exit(0);
+}
 let sequence = 0;
 const requests = path
   ? [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: `${path}${path.includes('?') ? '&' : '?'}_=${(sequence += 1)}` }) }]

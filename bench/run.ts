@@ -10,6 +10,7 @@
  *   BENCH_WORKERS=<CPUs>      processes of our server and of the ceiling (serve's default)
  *   BENCH_MIXED_DURATION=30   seconds of the mixed scenario (mixed.ts), after BENCH_MIXED_WARM_UP=5 of warming up
  *   BENCH_ONLY=mixed          only the mixed scenario (and the ceiling)
+ *   BENCH_LOADER=wrk          what sends the mix: wrk (bench/wrk-mix.ts; the default where wrk is installed) or autocannon
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { createToken } from '../src/store/users.ts';
 import { headLoad, type LoadResult } from './head-load.ts';
 import { adminCounts, mixedData, mixedRequests, samplePaths, staleAnswers, warmPaths, type MixedData } from './mixed.ts';
 import { startCeiling, startDrf, startOurs, type Running } from './servers.ts';
+import { wrkMixed } from './wrk-mix.ts';
 
 const scales = (process.env.BENCH_SCALES ?? '1').split(',').map(Number);
 const duration = Number(process.env.BENCH_DURATION ?? 5);
@@ -34,6 +36,8 @@ const postgresScales = (process.env.BENCH_POSTGRES_SCALES ?? '1').split(',').map
 const workers = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
 const mixedDuration = Number(process.env.BENCH_MIXED_DURATION ?? 30);
 const onlyMixed = process.env.BENCH_ONLY === 'mixed';
+/** What sends the mixed scenario: wrk where it is installed (it leaves the server its cores). */
+const mixLoader = process.env.BENCH_LOADER ?? (spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk');
 /** Of the mixed scenario's requests, this share are writes. */
 const WRITE_SHARE = 0.05;
 const root = new URL('..', import.meta.url).pathname;
@@ -59,6 +63,7 @@ interface Measurement {
 }
 const results: Measurement[] = [];
 const notes: Record<string, unknown> = {};
+notes['mixed scenario sent by'] = mixLoader;
 
 function cli(args: string[], databaseUrl: string): string {
   const run = spawnSync(process.execPath, ['bin/rsr-api.mjs', ...args], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' });
@@ -140,6 +145,19 @@ async function tableCounts(databaseUrl: string): Promise<Record<string, number>>
   }
 }
 
+/** The mix warmed up (seed 1), then measured (seed 14), sent by mixLoader; the writes among what was sent. */
+async function mixedLoad(base: string, data: MixedData, writeShare: number): Promise<{ load: LoadResult; writes: number }> {
+  if (mixLoader === 'wrk') {
+    await wrkMixed(base, data, writeShare, 1, MIXED_WARM_UP_SECONDS, connections);
+    const { requestsPerSecond, p50Ms, p99Ms, errors, writes } = await wrkMixed(base, data, writeShare, 14, mixedDuration, connections);
+    return { load: { requestsPerSecond, p50Ms, p99Ms, errors }, writes };
+  }
+  await autocannon({ url: base, connections, duration: MIXED_WARM_UP_SECONDS, requests: mixedRequests(data, writeShare, 1) });
+  const sent = { writes: 0 };
+  const result = await autocannon({ url: base, connections, duration: mixedDuration, requests: mixedRequests(data, writeShare, 14, sent) });
+  return { load: loadResult(result), writes: sent.writes };
+}
+
 /**
  * The mixed scenario on one server: `writeShare` writes (none on DRF). On ours, with the
  * staleness checks around it: pages and counts cached before, compared after.
@@ -150,19 +168,16 @@ async function mixed(scale: number, server: Running, data: MixedData, checks: { 
     await warmPaths(server.base, samples);
     await adminCounts(server.base, checks.adminKey);
   }
-  await autocannon({ url: server.base, connections, duration: MIXED_WARM_UP_SECONDS, requests: mixedRequests(data, writeShare, 1) });
-  const sent = { writes: 0 };
-  const result = await autocannon({ url: server.base, connections, duration: mixedDuration, requests: mixedRequests(data, writeShare, 14, sent) });
-  const load = loadResult(result);
+  const { load, writes } = await mixedLoad(server.base, data, writeShare);
   const measurement: Measurement = { scale, server: server.name, scenario: writeShare ? 'mixed, 5 % writes' : 'mixed, reads only', mode: 'mixed', ...load, rssMiB: Math.round(server.rssMiB()) };
   results.push(measurement);
-  console.error(`  ${server.name.padEnd(16)} ${measurement.scenario.padEnd(22)} ${String(load.requestsPerSecond).padStart(7)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  errors ${load.errors}`);
+  console.error(`  ${server.name.padEnd(16)} ${measurement.scenario.padEnd(22)} ${String(load.requestsPerSecond).padStart(7)} req/s  p50 ${load.p50Ms} ms  p99 ${load.p99Ms} ms  errors ${load.errors}  (${mixLoader})`);
   if (!checks) return;
   const counted = await adminCounts(server.base, checks.adminKey);
   const stored = await tableCounts(checks.databaseUrl);
   const wrongCounts = Object.keys(stored).filter((name) => counted[name] !== stored[name]).map((name) => `${name}: ${counted[name]} answered, ${stored[name]} stored`);
   const stale = await staleAnswers(server.base, samples);
-  notes[`mixed scale ${scale} (${server.name}, ${measurement.scenario}): staleness`] = { countsChecked: Object.keys(stored).length, wrongCounts, pagesChecked: samples.length, stalePages: stale, writes: sent.writes };
+  notes[`mixed scale ${scale} (${server.name}, ${measurement.scenario}): staleness`] = { countsChecked: Object.keys(stored).length, wrongCounts, pagesChecked: samples.length, stalePages: stale, writes };
   console.error(`    counts wrong: ${wrongCounts.length} of ${Object.keys(stored).length}; stale pages: ${stale.length} of ${samples.length}`);
 }
 
