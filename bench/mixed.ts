@@ -91,18 +91,21 @@ export function mixedWrite(data: MixedData, random: () => number, sequence: numb
   return pick(writes)();
 }
 
+/** The mix's next request: a write for `writeShare` of them, else a read (what autocannon and wrk send alike). */
+export function mixedRequest(data: MixedData, random: () => number, writeShare: number, sequence: number): { write: boolean; request: autocannon.Request } {
+  if (random() < writeShare) return { write: true, request: mixedWrite(data, random, sequence) };
+  return { write: false, request: { method: 'GET', path: mixedRead(data, random, sequence), headers: { accept: 'application/json' }, body: undefined } };
+}
+
 /** autocannon's request list for the mix: `writeShare` of the requests are writes (counted in `sent`). */
 export function mixedRequests(data: MixedData, writeShare: number, seed = 14, sent = { writes: 0 }): autocannon.Request[] {
   const random = randomSource(seed);
   let sequence = 0;
   return [{
     setupRequest: (request: autocannon.Request) => {
-      sequence += 1;
-      if (random() < writeShare) {
-        sent.writes += 1;
-        return { ...request, ...mixedWrite(data, random, sequence) };
-      }
-      return { ...request, method: 'GET', path: mixedRead(data, random, sequence), headers: { accept: 'application/json' }, body: undefined };
+      const next = mixedRequest(data, random, writeShare, (sequence += 1));
+      if (next.write) sent.writes += 1;
+      return { ...request, ...next.request };
     },
   }];
 }

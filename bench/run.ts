@@ -36,7 +36,7 @@ const postgresScales = (process.env.BENCH_POSTGRES_SCALES ?? '1').split(',').map
 const workers = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
 const mixedDuration = Number(process.env.BENCH_MIXED_DURATION ?? 30);
 const onlyMixed = process.env.BENCH_ONLY === 'mixed';
-/** What sends the mixed scenario: wrk where it is installed (it leaves the server its cores). */
+/** What sends the mixed scenario: wrk where it is installed (bench/wrk-mix.ts: it reports the slowest answer too). */
 const mixLoader = process.env.BENCH_LOADER ?? (spawnSync('wrk', ['--version']).error ? 'autocannon' : 'wrk');
 /** Of the mixed scenario's requests, this share are writes. */
 const WRITE_SHARE = 0.05;
