@@ -200,15 +200,20 @@ for (const store of testStores()) {
         ['link', '-url', 'id,caption', 'kind=A'], ['budget_item', 'currency', 'id,amount', 'amount__gte=1000'],
         ['indicator_period_data_comment', '-comment', 'id,data', 'comment__icontains=an'], ['budget_item', '-id', 'amount', 'currency=EUR'],
         ['link', 'caption', 'id,url', 'caption__icontains=video'],
+        // A nullable field ascending, its nulls last: matches that lie far along the order's values
+        // (every budget item holding `ma` has the same, late label), and a list whose pages from
+        // the sixth on reach into the nulls (188 of the 787 items in USD have a value date).
+        ['budget_item', 'label', 'id,amount', 'other_extra__icontains=ma'], ['budget_item', 'value_date', 'id,amount', 'currency=USD'],
       ];
       server.reader.settledMs = Infinity;
       const starts = server.reader.seeks.starts;
+      let valuesEndsFound = server.reader.seeks.valuesEnds.figures().hits;
       let serial = 0;
       for (const [list, order, other, filter] of cases) {
         await ids(`/rest/v1/${list}/?ordering=${order}&${filter}&_=${(serial += 1)}`);
         const before = starts.figures().hits;
         let read = 0;
-        for (const page of ['limit=30', 'limit=30&page=5', 'limit=7&page=40']) {
+        for (const page of ['limit=30', 'limit=30&page=5', 'limit=30&page=6', 'limit=7&page=40']) {
           const started = await ids(`/rest/v1/${list}/?ordering=${order}&${filter}&${page}&_=${(serial += 1)}`);
           // The same order (id is unique), which no noted start serves: read from the list's beginning.
           const walking = await ids(`/rest/v1/${list}/?ordering=${order},${other}&${filter}&${page}&_=${(serial += 1)}`);
@@ -218,6 +223,9 @@ for (const store of testStores()) {
         }
         // Each page read (not one past the end, answered 404 from the count alone) started there.
         assert.equal(starts.figures().hits, before + read, `${list}?ordering=${order}&${filter} starts where its first page began`);
+        // Its fifth page came up short from there, into the nulls: the sixth and fortieth are read from the list's beginning at once.
+        if (filter === 'currency=USD') assert.equal(server.reader.seeks.valuesEnds.figures().hits - valuesEndsFound, 2);
+        valuesEndsFound = server.reader.seeks.valuesEnds.figures().hits;
       }
       server.reader.settledMs = new Reader(server.engine).settledMs;
     });

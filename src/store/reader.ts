@@ -108,7 +108,12 @@ export class Reader {
     const found = page.offset >= LONG_ROWS ? await this.memory.find(resource, caller, page, total, version, filters) : null;
     if (found) return this.related.inOrder(entity, found);
     const seeking = await this.seeks.seekFor(resource, caller, page, version, filters);
-    const rows = await this.sql.read(resource, caller, page, total, version, filters, seeking);
+    let rows = await this.sql.read(resource, caller, page, total, version, filters, seeking);
+    // Short from where the list begins, the page reaches into the nulls its range leaves out (seek.ts).
+    if (seeking?.beforeNulls && rows.length < Math.min(page.limit, total - page.offset)) {
+      this.seeks.noteValuesEnd(resource, caller, page, version, filters, seeking.offset + rows.length);
+      rows = await this.sql.read(resource, caller, page, total, version, filters);
+    }
     if (!seeking && rows.length > 0) this.seeks.noteStart(resource, caller, page, version, filters, rows[0]);
     return rows.map((row) => fromColumns(entity, this.engine.dialect, row));
   }

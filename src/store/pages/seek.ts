@@ -19,7 +19,12 @@
  * match of a broad range, once per mark. Only where it begins is noted, for free: the first
  * record of its first page as read. Its pages then start there, which spares a walk through the
  * rows before its first match (a search whose matches lie far along the order asked for) every
- * time the list is read again.
+ * time the list is read again. That holds in a nullable field's ascending order too, where the
+ * range from where it begins holds the values only, not the nulls after them: a page read from
+ * there that comes up short reaches into the nulls, and is read again from the list's start
+ * (`Start.beforeNulls`). At scale 100 budget items whose `other_extra` holds `ma` by `label`: all
+ * 43,510 matches lie past 690,000 other items in that order, a walk of 78–140 ms for each page
+ * asked, 0.3 ms from where the list begins.
  * Report definitions, a short list, are read as they are.
  */
 import { filtersAnything, type FilterTree } from '../../query/filters.ts';
@@ -54,15 +59,24 @@ const firstField = (resource: Resource, page: PageRequest) => storedFields(resou
 
 /**
  * Whether pages in this order can start from noted positions: `id` alone, or one field then `id`,
- * the field never null or ordered descending (not where visibility goes through organisations).
+ * the field never null or ordered descending (not where visibility goes through organisations);
+ * from where a filtered list begins (`beginning`), a nullable field ascending as well.
  */
-function seekable(resource: Resource, page: PageRequest): boolean {
+function seekable(resource: Resource, page: PageRequest, beginning = false): boolean {
   if (resource.visibility.kind === 'organisations' || (page.pinned && resource.pinnedOrder)) return false;
   const [first, second] = page.order;
   if (page.order.length === 1) return first.field === 'id';
   if (page.order.length !== 2 || second.field !== 'id' || second.descending) return false;
   const field = firstField(resource, page);
-  return field !== undefined && field.orderable === true && (!field.nullable || first.descending);
+  return field !== undefined && field.orderable === true && (!field.nullable || first.descending || beginning);
+}
+
+/** Where a page's SQL starts, how far past that its offset is, and whether the nulls that follow lie outside its range. */
+export interface Start {
+  seek: Seek;
+  offset: number;
+  /** In a nullable field's ascending order: a page that comes up short is read again from the list's start. */
+  beforeNulls: boolean;
 }
 
 /** A position a page can start from, or walk on from to note more: not one among a field's nulls. */
@@ -73,6 +87,8 @@ export class SeekMarks {
   readonly marks = new VersionedCache<Marks>();
   /** Where filtered lists begin, per list as a caller sees it and order. */
   readonly starts = new VersionedCache<Seek>();
+  /** How many of a filtered list's records come before its nulls, in a nullable field's ascending order, where a page read from its start found the end. */
+  readonly valuesEnds = new VersionedCache<number>();
   /** How long a version must have lasted before marks are noted for it (tests: 0). */
   lastingMs = MARKS_AFTER_MS;
   /** The version of each resource's tables last seen, and since when (-Infinity: the first seen). */
@@ -84,13 +100,18 @@ export class SeekMarks {
   }
 
   /** Where the page's SQL starts and how far past that its offset is; null to read it from the start. */
-  async seekFor(resource: Resource, caller: Caller, page: PageRequest, version: number, filters?: FilterTree): Promise<{ seek: Seek; offset: number } | null> {
-    if (!seekable(resource, page)) return null;
+  async seekFor(resource: Resource, caller: Caller, page: PageRequest, version: number, filters?: FilterTree): Promise<Start | null> {
     const key = orderedListKey(resource, caller, page, filters);
     if (filtersAnything(filters)) {
-      const start = this.starts.peek(version, key);
-      return start ? { seek: await start, offset: page.offset } : null;
+      const start = seekable(resource, page, true) ? this.starts.peek(version, key) : undefined;
+      if (!start) return null;
+      const beforeNulls = firstField(resource, page)?.nullable === true && !page.order[0].descending;
+      // Past where its values end (found by a page read from the start before), a page reaches into the nulls.
+      const valuesEnd = beforeNulls ? await this.valuesEnds.peek(version, key) : undefined;
+      if (valuesEnd !== undefined && page.offset + page.limit > valuesEnd) return null;
+      return { seek: await start, offset: page.offset, beforeNulls };
     }
+    if (!seekable(resource, page)) return null;
     if (page.offset < SEEK_STEP) return null;
     if (!this.marks.peek(version, key) && !this.lasted(resource, version)) return null;
     const marks = await this.marks.get(version, key, async () => ({ positions: [], complete: false, extending: Promise.resolve() }));
@@ -116,7 +137,7 @@ export class SeekMarks {
     let step = Math.min(wanted, marks.positions.length - 1);
     while (step >= 1 && !usable(marks.positions[step])) step -= 1;
     if (step < 1) return null;
-    return { seek: marks.positions[step], offset: page.offset - step * SEEK_STEP };
+    return { seek: marks.positions[step], offset: page.offset - step * SEEK_STEP, beforeNulls: false };
   }
 
   /** Whether the resource's tables have been at `version` a while, or since this process first looked. */
@@ -130,7 +151,7 @@ export class SeekMarks {
 
   /** Notes where a filtered list begins in its order: `first`, the first row of its first page as read. */
   noteStart(resource: Resource, caller: Caller, page: PageRequest, version: number, filters: FilterTree | undefined, first: Columns): void {
-    if (page.offset !== 0 || !filtersAnything(filters) || !seekable(resource, page)) return;
+    if (page.offset !== 0 || !filtersAnything(filters) || !seekable(resource, page, true)) return;
     const [term] = page.order;
     const field = firstField(resource, page);
     const value = term.field === 'id' || !field ? undefined : orderValue(field, first[term.field]);
@@ -139,10 +160,16 @@ export class SeekMarks {
     void this.starts.get(version, orderedListKey(resource, caller, page, filters), async () => start);
   }
 
+  /** Notes that `count` of a filtered list's records come before its nulls (a page read from where it begins came up short). */
+  noteValuesEnd(resource: Resource, caller: Caller, page: PageRequest, version: number, filters: FilterTree | undefined, count: number): void {
+    this.valuesEnds.put(version, orderedListKey(resource, caller, page, filters), count);
+  }
+
   caches(): CacheDescription[] {
     return [
       describeVersioned('seek_marks', this.marks, `the position of every ${SEEK_STEP.toLocaleString('en')}th record of an unfiltered list in its order`, 'resource, what the caller may see, filters, order', LIST_TABLES),
       describeVersioned('list_starts', this.starts, 'where a filtered list begins in its order (its first record)', 'resource, what the caller may see, filters, order', LIST_TABLES),
+      describeVersioned('list_values_ends', this.valuesEnds, 'how many of a filtered list\'s records come before its nulls, in a nullable field\'s ascending order', 'resource, what the caller may see, filters, order', LIST_TABLES),
     ];
   }
 }
