@@ -261,11 +261,17 @@ export function ownFieldsOnly(filters: FilterTree | undefined): boolean {
 /** Whether the tree filters anything (parseFilters gives an empty `and` for none). */
 export const filtersAnything = (filters: FilterTree | undefined): boolean => filters !== undefined && !(filters.kind === 'and' && filters.items.length === 0);
 
+/** Each parsed tree's key, made once: a request's reads ask for it many times (counts, pages, kept matches, statements). */
+const filterKeys = new WeakMap<FilterTree, string>();
+
 /**
  * A text that is the same for the same filters (a cache key): the tree without field declarations.
  * No filters and an empty `and` (a request's none) are the same key: what is counted for one at
- * start (ProjectCounts#warm) is found for the other.
+ * start (ProjectCounts#warm) is found for the other. A tree is not changed once parsed.
  */
 export function filterKey(filters: FilterTree | undefined): string {
-  return JSON.stringify(filtersAnything(filters) ? filters : null, (key, value) => (key === 'field' ? undefined : value));
+  if (!filters || !filtersAnything(filters)) return 'null';
+  let key = filterKeys.get(filters);
+  if (key === undefined) filterKeys.set(filters, (key = JSON.stringify(filters, (name, value) => (name === 'field' ? undefined : value))));
+  return key;
 }
