@@ -38,7 +38,7 @@ const HOUR_MS = 3_600_000;
 const HOURS_A_DAY = 24;
 /** A day's hours not asked yet (no offset is this far from UTC). */
 const UNKNOWN = -32768;
-/** Days remembered per zone before they are all forgotten: 110 years of data, about 4 MiB. */
+/** Days remembered per zone before they are all forgotten: 110 years of data, a few MiB. */
 const MAX_CACHED_DAYS = 40_000;
 /** Per zone, per day since the epoch, the offset of each of its hours (UNKNOWN: not asked yet). */
 const hourOffsets = new Map<string, Map<number, Int16Array>>();
@@ -48,7 +48,7 @@ const hourOffsets = new Map<string, Map<number, Int16Array>>();
  * many timestamps, so an hour whose start and end have the same offset is remembered whole
  * (no zone changes its offset twice within an hour); an hour with a change is asked each time.
  * Hours are kept by day, numbers in a typed array: comments of 16 years span 140,000 hours, and
- * a cache of hours keyed by text, emptied at 100,000, asked Intl again for a third of them.
+ * a cache of hours keyed by text, emptied at 100,000, asked Intl again for about half of them.
  */
 function zoneOffset(zone: string, epochMs: number): number {
   const hour = Math.floor(epochMs / HOUR_MS);
