@@ -9,7 +9,7 @@ import { before, describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { parseListQuery } from '../src/query/list-query.ts';
 import { ANONYMOUS, storedFields, type Resource, type StoredField } from '../src/resources/define.ts';
-import { entityOf, RESOURCES } from '../src/resources/index.ts';
+import { entityOf, RESOURCES, TABLES } from '../src/resources/index.ts';
 import { countQuery, marksQuery, pageQuery, projectCountsQuery } from '../src/store/list-sql.ts';
 import { dropUndeclaredIndexes, searchedColumns, secondaryIndexes } from '../src/store/indexes.ts';
 import type { Engine } from '../src/store/engine/index.ts';
@@ -114,6 +114,21 @@ for (const store of testStores()) {
         const steps = await planOf(server.engine, projectCountsQuery(server.engine, resource, list.filters).compile());
         assert.match(steps, new RegExp(`^SCAN t USING COVERING INDEX ${table}_${name}_sortkey_(idx|desc)$`, 'm'), steps);
         assert.match(steps, /USE TEMP B-TREE FOR GROUP BY/, steps);
+      });
+    }
+
+    // FTS5 writes out the terms it holds whenever a rowid comes smaller than the last: filled in
+    // the key index's order, custom fields' values took 39 s at scale 100, in rowid order 9 s.
+    for (const entity of TABLES.filter((table) => searchedColumns(table).length)) {
+      test(`the trigram indexes of ${entity.table} are filled from its rows in rowid order`, async (context) => {
+        if (server.engine.name !== 'sqlite') return context.skip('a GIN index is built by PostgreSQL itself');
+        for (const column of searchedColumns(entity)) {
+          const fill = server.engine.dialect.trigramIndex(entity.table, column).create.map((statement) => statement.compile(server.engine.db)).find((compiled) => compiled.sql.startsWith('insert'));
+          assert.ok(fill, `${column}: a statement that fills the index`);
+          const steps = (await planOf(server.engine, fill)).split('\n');
+          assert.equal(steps[0], `SCAN ${entity.table}`, `${column}: ${steps.join(' | ')}`);
+          assert.ok(!steps.some((step) => step.includes('TEMP B-TREE')), `${column}: ${steps.join(' | ')}`);
+        }
       });
     }
 

@@ -60,7 +60,7 @@ export async function copyTables(source: Engine, target: Engine, options: CopyOp
   const counts = new Map<string, number>();
   const tables = TABLES.map((entity) => entity.table);
   let replaced = false;
-  await target.bulkLoad(() => changeData(target, tables, async (trx) => {
+  await target.bulkLoad((load) => changeData(target, tables, async (trx) => {
     // Decided inside the transaction that writes: no write can come between the check and the copy.
     const held = await tablesWithData(trx);
     if (held.length && !options.replace) throw new NotEmpty(`${target.name} ${target.location} holds data (${held.slice(0, 4).join(', ')}${held.length > 4 ? ', …' : ''}); restore with --replace to replace all of it, users and API keys too`);
@@ -80,7 +80,7 @@ export async function copyTables(source: Engine, target: Engine, options: CopyOp
       }
       // The project a record is several foreign keys away from is not stored in a dataset's form: found again.
       if (carriesProject(entity)) await fillProjects(trx, entity);
-      if (fresh) await createAllIndexes(trx, target.dialect, entity);
+      if (fresh) await load.indexing(() => createAllIndexes(trx, target.dialect, entity));
       counts.set(entity.table, rows);
     }
     await syncAllGeneratedIds(target, trx);

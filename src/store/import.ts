@@ -96,7 +96,7 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
   const clashing = sources.filter((source) => kept.has(source.file)).map((source) => source.label);
   if (clashing.length) throw new ImportError(`${clashing.join(', ')}: --keep-users keeps the database's users and employments; the dataset may not hold them`);
   const counts = new Map<string, number>();
-  await engine.bulkLoad(() => changeData(engine, TABLES.map((entity) => entity.table), async (trx) => {
+  await engine.bulkLoad((load) => changeData(engine, TABLES.map((entity) => entity.table), async (trx) => {
     // Tables that hold data keep their indexes: dropping one would lock out every reader meanwhile.
     const populated = await populatedTables(trx);
     const books = new Bookkeeping();
@@ -119,7 +119,11 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
       counts.set(file, await importFile(trx, engine, entity, source, books, options));
       for (const table of tables) loaded.add(table.table);
       if (carriesProject(entity)) await fillProjects(trx, entity);
-      if (empty) for (const table of tables) await createAllIndexes(trx, engine.dialect, table);
+      if (empty) {
+        await load.indexing(async () => {
+          for (const table of tables) await createAllIndexes(trx, engine.dialect, table);
+        });
+      }
     }
     // Records whose path to their project went through records this import replaced.
     for (const entity of TABLES.filter((table) => carriesProject(table) && !loaded.has(table.table))) {

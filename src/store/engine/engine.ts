@@ -109,6 +109,12 @@ export interface Dialect {
 /** Why the database's storage refuses writes: no space left, or only reads allowed. */
 export type StorageFault = 'full' | 'read-only';
 
+/** What a bulk load (Engine.bulkLoad) is offered beside the engine's statements. */
+export interface BulkLoad {
+  /** Surrounds the making of every index of a table the load filled from empty. */
+  indexing<T>(work: () => Promise<T>): Promise<T>;
+}
+
 export interface Engine {
   /** For messages only ("sqlite ./data/rsr.sqlite"). */
   readonly name: 'sqlite' | 'postgres';
@@ -135,8 +141,8 @@ export interface Engine {
   stream(query: CompiledQuery, batchSize: number): AsyncIterable<Columns[]>;
   /** Rows of values (in `columns` order) into one table, inside the caller's transaction `db`. */
   insertMany(db: Kysely<Database>, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
-  /** Surrounds a bulk load: whatever helps the engine load much data. */
-  bulkLoad<T>(work: () => Promise<T>): Promise<T>;
+  /** Surrounds a bulk load: whatever helps the engine load much data, and what it offers the load (BulkLoad). */
+  bulkLoad<T>(work: (load: BulkLoad) => Promise<T>): Promise<T>;
   /**
    * Gathers the planner's statistics of every table but `except` (in `db` when given: a
    * migration's transaction), and forgets any it had of those.

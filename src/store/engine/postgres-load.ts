@@ -19,7 +19,7 @@ export function postgresLoading(db: Kysely<Database>): Pick<Engine, 'insertMany'
         await within.insertInto(table).values(values).execute();
       }
     },
-    bulkLoad: (work) => work(),
+    bulkLoad: (work) => work({ indexing: (making) => making() }),
     async analyze(_except, within) {
       // Every table: PostgreSQL weighs a LIMIT and a join by the statistics as they are.
       await sql`analyze`.execute(within ?? db);

@@ -52,7 +52,10 @@ export const sqliteDialect: Dialect = {
       create: [
         // No text of its own (content=''), no positions (detail='none'): candidates, decided by LIKE.
         sql`create virtual table if not exists ${fts} using fts5(k, tokenize = 'trigram', detail = 'none', content = '', contentless_delete = 1)`,
-        sql`insert into ${fts}(rowid, k) select id, ${key} from ${sql.table(table)} where ${key} is not null and not exists (select 1 from ${fts} limit 1)`,
+        // In rowid order: FTS5 writes out what it holds whenever a rowid comes smaller than the last,
+        // and the planner would otherwise read the key's own index, in the keys' order (at scale
+        // 100, custom fields' values: 39 s so, 9 s in order).
+        sql`insert into ${fts}(rowid, k) select id, ${key} from ${sql.table(table)} where ${key} is not null and not exists (select 1 from ${fts} limit 1) order by id`,
         sql`create trigger if not exists ${sql.id(`${name}_insert`)} after insert on ${sql.table(table)} begin ${insert} end`,
         sql`create trigger if not exists ${sql.id(`${name}_delete`)} after delete on ${sql.table(table)} begin ${remove} end`,
         sql`create trigger if not exists ${sql.id(`${name}_update`)} after update of ${key} on ${sql.table(table)} begin ${remove} ${insert} end`,

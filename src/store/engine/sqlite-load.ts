@@ -9,8 +9,15 @@ import type { Database, Engine } from './engine.ts';
 
 /** How long migrations wait for another process's migrations before giving up. */
 const EXCLUSIVE_WAIT_MS = 120_000;
-/** During a bulk load every index page is touched: SQLite may keep 512 MiB of them in memory. */
+/** During a bulk load into tables that keep their indexes every index page is touched: SQLite may keep 512 MiB of them in memory. */
 const BULK_CACHE_KIB = 524_288;
+/**
+ * Making a table's indexes anew, SQLite sorts its entries in runs of the cache's size: runs of
+ * 512 MiB are one sort that misses the processor's caches at every step, runs of 4 MiB sorted
+ * by helper threads and merged took half as long (at scale 100, the import 230 -> 200 s).
+ */
+const INDEXING_CACHE_KIB = 4096;
+const SORT_THREADS = 2;
 
 export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'vacuum' | 'exclusively'> {
   const inserts = new Map<string, SQLite.Statement>();
@@ -27,11 +34,20 @@ export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pi
     },
     async bulkLoad(work) {
       const cacheSize = handle.pragma('cache_size', { simple: true });
-      handle.pragma(`cache_size = -${BULK_CACHE_KIB}`);
+      const withCache = async <T>(kib: number, making: () => Promise<T>): Promise<T> => {
+        handle.pragma(`cache_size = -${kib}`);
+        try {
+          return await making();
+        } finally {
+          handle.pragma(`cache_size = -${BULK_CACHE_KIB}`);
+        }
+      };
+      handle.pragma(`threads = ${SORT_THREADS}`);
       try {
-        return await work();
+        return await withCache(BULK_CACHE_KIB, () => work({ indexing: (making) => withCache(INDEXING_CACHE_KIB, making) }));
       } finally {
         handle.pragma(`cache_size = ${Number(cacheSize)}`);
+        handle.pragma('threads = 0');
       }
     },
     async analyze(except, within) {
