@@ -1,7 +1,9 @@
 /**
  * How the embedded engine takes much data at once (imports) and runs migrations: rows inserted
  * through one prepared single-row statement per table and columns (in-process, that beats
- * compiling batches), a large page cache during a bulk load, the planner's statistics, and migrations under an exclusive lock that other processes wait for between attempts.
+ * compiling batches), a large page cache during a bulk load and small sorted runs while it makes
+ * a table's indexes anew, the planner's statistics, and migrations under an exclusive lock that
+ * other processes wait for between attempts.
  */
 import type SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
