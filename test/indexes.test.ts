@@ -132,6 +132,19 @@ for (const store of testStores()) {
       });
     }
 
+    // Index builds sort in runs of the cache's size: small runs for a table's new indexes, the large
+    // cache for the load's inserts into indexed tables, and the connection's own settings after.
+    test('a bulk load makes indexes with a small cache and sort threads, and gives the connection back as it was', async (context) => {
+      const { engine } = server;
+      if (engine.name !== 'sqlite') return context.skip('PostgreSQL sorts in maintenance_work_mem');
+      const settings = async () => Promise.all(['cache_size', 'threads'].map(async (name) => Number(Object.values((await engine.run(CompiledQuery.raw(`pragma ${name}`)))[0])[0])));
+      const before = await settings();
+      const seen = await engine.bulkLoad(async (load) => [await settings(), await load.indexing(settings), await settings()]);
+      assert.deepEqual(seen, [[-524_288, 2], [-4096, 2], [-524_288, 2]]);
+      assert.deepEqual(await settings(), before);
+      assert.notDeepEqual(before, seen[0]);
+    });
+
     test('an upgrade drops the indexes a wider one now serves (migration 5) and keeps every declared one', async () => {
       const { engine } = server;
       const entity = entityOf('budget_item');

@@ -35,21 +35,23 @@ export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pi
       for (const row of rows) statement.run(row as unknown[]);
     },
     async bulkLoad(work) {
-      const cacheSize = handle.pragma('cache_size', { simple: true });
-      const withCache = async <T>(kib: number, making: () => Promise<T>): Promise<T> => {
-        handle.pragma(`cache_size = -${kib}`);
+      const [cacheSize, threads] = [handle.pragma('cache_size', { simple: true }), handle.pragma('threads', { simple: true })];
+      const cache = (kib: number) => handle.pragma(`cache_size = -${kib}`);
+      const indexing = async <T>(making: () => Promise<T>): Promise<T> => {
+        cache(INDEXING_CACHE_KIB);
         try {
           return await making();
         } finally {
-          handle.pragma(`cache_size = -${BULK_CACHE_KIB}`);
+          cache(BULK_CACHE_KIB);
         }
       };
+      cache(BULK_CACHE_KIB);
       handle.pragma(`threads = ${SORT_THREADS}`);
       try {
-        return await withCache(BULK_CACHE_KIB, () => work({ indexing: (making) => withCache(INDEXING_CACHE_KIB, making) }));
+        return await work({ indexing });
       } finally {
         handle.pragma(`cache_size = ${Number(cacheSize)}`);
-        handle.pragma('threads = 0');
+        handle.pragma(`threads = ${Number(threads)}`);
       }
     },
     async analyze(except, within) {
