@@ -13,6 +13,8 @@ import { TABLES } from '../src/resources/index.ts';
 import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { exportDataset, readDataset } from '../src/store/dataset-files.ts';
 import { importRecords } from '../src/store/import.ts';
+import { carriesProject, PROJECT_COLUMN } from '../src/store/columns.ts';
+import { fillProjects } from '../src/store/visibility.ts';
 import { migrate } from '../src/store/migrations.ts';
 import { FIXTURE, testStores } from './support/server.ts';
 
@@ -130,6 +132,34 @@ for (const store of testStores()) {
       const counts = await importRecords(engine, readDataset(dir));
       assert.deepEqual([...counts], [['link', 1]]);
       assert.equal((await tableCounts(engine)).link, 3);
+    });
+
+    test('records several keys away from their project are imported with it, as following their path finds it', async () => {
+      await importRecords(engine, readDataset(FIXTURE), { replace: true });
+      const carriers = TABLES.filter(carriesProject);
+      assert.deepEqual(carriers.map((entity) => entity.table).sort(), ['administrative_location', 'disaggregation_target', 'indicator_period_data_comment']);
+      for (const entity of carriers) {
+        const read = () => engine.db.selectFrom(entity.table).select(['id', PROJECT_COLUMN]).orderBy('id').execute();
+        const imported = await read();
+        assert.ok(imported.length > 0 && imported.every((row) => typeof row[PROJECT_COLUMN] === 'number'), entity.table);
+        await engine.db.transaction().execute((trx) => fillProjects(trx, entity));
+        assert.deepEqual(await read(), imported, entity.table);
+      }
+      // And the path followed by hand, for every comment: data, period, indicator, result, project.
+      const comments = await engine.db.selectFrom('indicator_period_data_comment as c').innerJoin('indicator_period_data as d', 'd.id', 'c.data').innerJoin('indicator_period as p', 'p.id', 'd.period')
+        .innerJoin('indicator as i', 'i.id', 'p.indicator').innerJoin('result as r', 'r.id', 'i.result').select(['r.project as project', `c.${PROJECT_COLUMN} as kept`]).execute();
+      assert.ok(comments.length > 0);
+      assert.deepEqual(comments.map((row) => row.kept), comments.map((row) => row.project));
+    });
+
+    test('text is stored as given, whatever an array literal or a statement would make of it', async () => {
+      await importRecords(engine, readDataset(FIXTURE), { replace: true });
+      const captions = ['NULL', '', 'a "quoted" word', 'back\\slash \\" and \\\\', '{braces}, commas, (parens)', "it's", 'two\nlines\ttab', 'Ünïcödé — 日本語 🌍', ' spaced '];
+      const dir = scratch();
+      writeFileSync(join(dir, 'link.json'), JSON.stringify(captions.map((caption, index) => ({ id: 60 + index, project: 2, kind: 'E', url: `https://example.org/${index}`, caption }))));
+      await importRecords(engine, readDataset(dir));
+      const stored = await engine.db.selectFrom('link').select(['caption', 'url']).where('id', '>=', 60).orderBy('id').execute();
+      assert.deepEqual(stored, captions.map((caption, index) => ({ caption, url: `https://example.org/${index}` })));
     });
 
     test("a dataset's own version of a built-in report definition is no clash; one changed in the database is", async () => {

@@ -4,7 +4,7 @@ import { projectPathOf, storedFields, type Entity, type Row, type StoredField } 
 import { RESOURCES } from '../resources/index.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import { objectLiteral } from '../codegen/object-literal.ts';
-import { rowsPerInsert, type Database, type Dialect, type Engine } from './engine/index.ts';
+import { rowsPerInsert, type Database, type Dialect, type Engine, type LookedUp } from './engine/index.ts';
 
 /**
  * Whether a text keeps its D7 sort key beside it: one that may be ordered by, or filtered on
@@ -16,7 +16,8 @@ export const hasSortKey = (field: StoredField): boolean => field.type === 'text'
  * The column that holds, on a listed record whose project is more than one foreign key away
  * (a comment's is five), that project's id: who may see the record is then one lookup from the
  * record, not a chain of joins per row, and counts per project one grouped read of one table.
- * Filled by imports and writes (visibility.ts, `fillProjects`); never shown, never exported.
+ * Written with the record by imports (visibility.ts, `projectLookup`) and again by writes that
+ * may move it (`fillProjects`); never shown, never exported.
  */
 export const PROJECT_COLUMN = '_project';
 
@@ -84,9 +85,12 @@ export function fromColumns(entity: Entity, dialect: Dialect, columns: Row): Row
 /** Records per insert statement into this table (engines cap the parameters of one statement). */
 export const batchSize = (entity: Entity): number => rowsPerInsert(columnNames(entity).length);
 
-/** Records with their ids into their table, inside the transaction `db` (imports, migrations). */
-export async function insertRows(engine: Engine, db: Kysely<Database>, entity: Entity, records: readonly Row[]): Promise<void> {
-  await engine.insertMany(db, entity.table, columnNames(entity), records.map((record) => columnValues(entity, engine.dialect, record)));
+/**
+ * Records with their ids into their table, inside the transaction `db` (imports, migrations);
+ * with `lookedUp`, a column each row's insert finds (its project: visibility.ts, projectLookup).
+ */
+export async function insertRows(engine: Engine, db: Kysely<Database>, entity: Entity, records: readonly Row[], lookedUp?: LookedUp): Promise<void> {
+  await engine.insertMany(db, entity.table, columnNames(entity), records.map((record) => columnValues(entity, engine.dialect, record)), lookedUp);
 }
 
 /**

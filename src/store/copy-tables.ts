@@ -7,14 +7,14 @@
 import type { Transaction } from 'kysely';
 import { TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
-import { batchSize, carriesProject, insertRows } from './columns.ts';
+import { batchSize, insertRows } from './columns.ts';
 import { changeData } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { createAllIndexes, dropAllIndexes, UNANALYZED } from './indexes.ts';
 import { syncAllGeneratedIds } from './migrations.ts';
 import { formatCount, type Progress } from './progress.ts';
 import { allRecords } from './reader.ts';
-import { fillProjects } from './visibility.ts';
+import { projectLookup } from './visibility.ts';
 
 /** A restore refused: the database holds data and was not to be replaced. */
 export class NotEmpty extends Error {}
@@ -72,14 +72,14 @@ export async function copyTables(source: Engine, target: Engine, options: CopyOp
       const fresh = !held.includes(entity.table);
       if (fresh) await dropAllIndexes(trx, target.dialect, entity);
       let rows = 0;
+      // The project a record is several foreign keys away from is not stored in a dataset's form: found again.
+      const project = projectLookup(trx, entity);
       for await (const batch of allRecords(source, entity, batchSize(entity))) {
-        await insertRows(target, trx, entity, batch);
+        await insertRows(target, trx, entity, batch, project);
         rows += batch.length;
         done += batch.length;
         options.progress?.(done, total, `${entity.table}: ${formatCount(rows)} records`);
       }
-      // The project a record is several foreign keys away from is not stored in a dataset's form: found again.
-      if (carriesProject(entity)) await fillProjects(trx, entity);
       if (fresh) await load.indexing(() => createAllIndexes(trx, target.dialect, entity));
       counts.set(entity.table, rows);
     }

@@ -14,7 +14,7 @@ import { syncAllGeneratedIds } from './migrations.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { IdSet } from './idset.ts';
 import { createAllIndexes, dropAllIndexes, UNANALYZED } from './indexes.ts';
-import { fillProjects, pathTables } from './visibility.ts';
+import { fillProjects, pathTables, projectLookup } from './visibility.ts';
 import { batchSize, carriesProject, fromColumns, insertRows } from './columns.ts';
 
 export class ImportError extends Error {}
@@ -118,7 +118,6 @@ export async function importRecords(engine: Engine, sources: readonly DatasetSou
       if (empty) for (const table of tables) await dropAllIndexes(trx, engine.dialect, table);
       counts.set(file, await importFile(trx, engine, entity, source, books, options));
       for (const table of tables) loaded.add(table.table);
-      if (carriesProject(entity)) await fillProjects(trx, entity);
       if (empty) {
         await load.indexing(async () => {
           for (const table of tables) await createAllIndexes(trx, engine.dialect, table);
@@ -158,6 +157,8 @@ async function importFile(
   const batch: Row[] = [];
   const children = new Map<NestedCollection, Row[]>((entity.nested ?? []).map((nested) => [nested, []]));
   const selfReferences: { index: number; id: unknown; field: string; value: number }[] = [];
+  // Written with each record: its parent, and the records on the parent's path, are in already.
+  const project = projectLookup(trx, entity);
   let index = -1;
   const fail = (message: string, id?: unknown): never => {
     throw new ImportError(`${source.label}[${index}]${id === undefined ? '' : ` (id ${JSON.stringify(id)})`}: ${message}`);
@@ -195,7 +196,7 @@ async function importFile(
 
   const flush = async () => {
     if (books.replacedBuiltIns.length) await trx.deleteFrom(reports.table).where('id', 'in', books.replacedBuiltIns.splice(0)).execute();
-    await insertRows(engine, trx, entity, batch);
+    await insertRows(engine, trx, entity, batch, project);
     batch.length = 0;
     for (const [nested, rows] of children) {
       await insertRows(engine, trx, nested.entity, rows);

@@ -14,7 +14,7 @@ import {
 } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
 import { carriesProject, PROJECT_COLUMN, projectColumnName } from './columns.ts';
-import type { Database, Engine } from './engine/index.ts';
+import type { Database, Engine, LookedUp } from './engine/index.ts';
 
 // A query over one declared table, whose columns are known only at run time.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tables are declared at run time
@@ -207,16 +207,27 @@ export function pathTables(entity: Entity): string[] {
 }
 
 /**
- * Writes each record's project into PROJECT_COLUMN (columns.ts), following its path: of the
- * records `ids`, or of every record of the table (after an import that may have moved them).
+ * PROJECT_COLUMN (columns.ts) as an insert fills it (Engine.insertMany): the project found from
+ * the record's first foreign key along its path; undefined for a record that keeps none.
  */
-export async function fillProjects(db: Kysely<Database>, entity: Entity, ids?: readonly number[]): Promise<void> {
-  if (!carriesProject(entity) || ids?.length === 0) return;
+export function projectLookup(db: Kysely<Database>, entity: Entity): LookedUp | undefined {
+  if (!carriesProject(entity)) return undefined;
   const path = projectPathOf(entity)!;
   const first = (entity.fields[path[0]] as { references: string }).references;
   const owner = towardsProject(db.selectFrom(`${first} as s`), 's', entityOf(first), path.slice(1), 'q');
-  const project = owner.query.select(owner.project.as('project')).where(sql<SqlBool>`${column('s', 'id')} = ${sql.ref(`${entity.table}.${path[0]}`)}`);
-  let update = db.updateTable(entity.table).set({ [PROJECT_COLUMN]: project as never });
+  const found = owner.query.select(owner.project.as('project'));
+  return { column: PROJECT_COLUMN, from: path[0], of: (key) => found.where(sql<SqlBool>`${column('s', 'id')} = ${key}`) };
+}
+
+/**
+ * Writes each record's project into PROJECT_COLUMN again, following its path: of the records
+ * `ids` (a write that may have moved them), or of every record of the table (an import that
+ * replaced records on their path).
+ */
+export async function fillProjects(db: Kysely<Database>, entity: Entity, ids?: readonly number[]): Promise<void> {
+  const lookup = projectLookup(db, entity);
+  if (!lookup || ids?.length === 0) return;
+  let update = db.updateTable(entity.table).set({ [PROJECT_COLUMN]: lookup.of(sql.ref(`${entity.table}.${lookup.from}`)) as never });
   if (ids) update = update.where('id', 'in', [...ids]);
   await update.execute();
 }

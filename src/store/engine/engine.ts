@@ -109,6 +109,17 @@ export interface Dialect {
 /** Why the database's storage refuses writes: no space left, or only reads allowed. */
 export type StorageFault = 'full' | 'read-only';
 
+/**
+ * A column an insert fills from what the database already holds (Engine.insertMany): the value
+ * `of` the row's own column `from`, a correlated subquery (a record's project, found through its
+ * parent), so that no second pass rewrites every row.
+ */
+export interface LookedUp {
+  column: string;
+  from: string;
+  of(key: Expression<unknown>): Expression<unknown>;
+}
+
 /** What a bulk load (Engine.bulkLoad) is offered beside the engine's statements. */
 export interface BulkLoad {
   /** Surrounds the making of every index of a table the load filled from empty. */
@@ -139,8 +150,8 @@ export interface Engine {
   runAmong?(query: CompiledQuery, among: IdSet): Promise<Columns[]>;
   /** The rows of a query in batches, read as they are asked for, beside other queries. */
   stream(query: CompiledQuery, batchSize: number): AsyncIterable<Columns[]>;
-  /** Rows of values (in `columns` order) into one table, inside the caller's transaction `db`. */
-  insertMany(db: Kysely<Database>, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
+  /** Rows of values (in `columns` order) into one table, inside the caller's transaction `db`; and `lookedUp` for each. */
+  insertMany(db: Kysely<Database>, table: string, columns: readonly string[], rows: readonly unknown[][], lookedUp?: LookedUp): Promise<void>;
   /** Surrounds a bulk load: whatever helps the engine load much data, and what it offers the load (BulkLoad). */
   bulkLoad<T>(work: (load: BulkLoad) => Promise<T>): Promise<T>;
   /**

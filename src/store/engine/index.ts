@@ -3,7 +3,7 @@ import type { Engine, EngineOptions } from './engine.ts';
 import { openPostgres } from './postgres.ts';
 import { openSqlite } from './sqlite.ts';
 
-export type { BulkLoad, Columns, Database, Dialect, Engine, EngineOptions, StorageFault, Versions } from './engine.ts';
+export type { BulkLoad, Columns, Database, Dialect, Engine, EngineOptions, LookedUp, StorageFault, Versions } from './engine.ts';
 export { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, rowsPerInsert } from './engine.ts';
 
 export function openEngine(url: string, options: EngineOptions = {}): Engine {

@@ -1,23 +1,39 @@
 /**
- * How PostgreSQL takes much data at once (imports), runs migrations and generates ids: rows in
- * multi-row inserts as large as the parameter limit allows, statistics and a vacuum after a bulk
- * load, an advisory lock for migrations, identity columns whose sequences follow the largest
- * stored id and never move back (an id once handed out is never handed out again).
+ * How PostgreSQL takes much data at once (imports), runs migrations and generates ids: a batch
+ * of rows as one array per column, unnested into the table by one short statement (a multi-row
+ * insert of as many parameters took 1.7 times as long at scale 100: each was parsed and bound
+ * apart), statistics and a vacuum after a bulk load, an advisory lock for migrations, identity
+ * columns whose sequences follow the largest stored id and never move back (an id once handed
+ * out is never handed out again).
  */
 import { sql, type Kysely } from 'kysely';
-import { rowsPerInsert, type Database, type Engine } from './engine.ts';
+import type { Database, Engine } from './engine.ts';
 
 /** The advisory lock key migrations take (any fixed number; this one spells "rsr-api"). */
 const MIGRATION_LOCK = 0x7273722d617069n.toString();
 
 export function postgresLoading(db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'vacuum' | 'exclusively' | 'generateIds' | 'createIdSequences' | 'nextId' | 'syncGeneratedIds' | 'isIdClash'> {
+  const types = new Map<string, Map<string, string>>();
+  /** Each column's type as the catalogue spells it (`numeric(14,2)`), read again when a migration has added a column. */
+  const typesOf = async (within: Kysely<Database>, table: string, columns: readonly string[]): Promise<Map<string, string>> => {
+    let known = types.get(table);
+    if (!known || columns.some((column) => !known!.has(column))) {
+      const { rows } = await sql<{ name: string; type: string }>`select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute where attrelid = ${`"${table}"`}::regclass and attnum > 0 and not attisdropped`.execute(within);
+      types.set(table, (known = new Map(rows.map((row) => [row.name, row.type]))));
+    }
+    return known;
+  };
   return {
-    async insertMany(within, table, columns, rows) {
-      const size = rowsPerInsert(columns.length);
-      for (let start = 0; start < rows.length; start += size) {
-        const values = rows.slice(start, start + size).map((row) => Object.fromEntries(columns.map((column, index) => [column, row[index]])));
-        await within.insertInto(table).values(values).execute();
-      }
+    async insertMany(within, table, columns, rows, lookedUp) {
+      if (rows.length === 0) return;
+      const types = await typesOf(within, table, columns);
+      // One array per column, each element quoted by pg (a text "NULL" stays text; null is NULL).
+      const arrays = columns.map((column, index) => sql`${rows.map((row) => row[index])}::${sql.raw(types.get(column) as string)}[]`);
+      const values = columns.map((column) => sql.ref(`u.${column}`));
+      if (lookedUp) values.push(sql`(${lookedUp.of(sql.ref(`u.${lookedUp.from}`))})`);
+      const names = lookedUp ? [...columns, lookedUp.column] : columns;
+      await sql`insert into ${sql.table(table)} (${sql.join(names.map((name) => sql.ref(name)))})
+        select ${sql.join(values)} from unnest(${sql.join(arrays)}) as u(${sql.join(columns.map((column) => sql.id(column)))})`.execute(within);
     },
     bulkLoad: (work) => work({ indexing: (making) => making() }),
     async analyze(_except, within) {

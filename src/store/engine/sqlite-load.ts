@@ -7,7 +7,7 @@
  */
 import type SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
-import type { Database, Engine } from './engine.ts';
+import type { Database, Engine, LookedUp } from './engine.ts';
 
 /** How long migrations wait for another process's migrations before giving up. */
 const EXCLUSIVE_WAIT_MS = 120_000;
@@ -21,18 +21,31 @@ const BULK_CACHE_KIB = 524_288;
 const INDEXING_CACHE_KIB = 4096;
 const SORT_THREADS = 2;
 
+/** The key a looked-up column's subquery is given: each row's own value of `LookedUp.from`. */
+const KEY = Symbol('the row\'s key');
+
+/** One prepared single-row insert: the row's values, then the looked-up column's subquery with the row's key. */
+function prepareInsert(handle: SQLite.Database, within: Kysely<Database>, table: string, columns: readonly string[], lookedUp?: LookedUp): (row: readonly unknown[]) => void {
+  const names = lookedUp ? [...columns, lookedUp.column] : columns;
+  const values = columns.map(() => sql`?`);
+  if (lookedUp) values.push(sql`(${lookedUp.of(sql.val(KEY))})`);
+  const query = sql`insert into ${sql.table(table)} (${sql.join(names.map((name) => sql.ref(name)))}) values (${sql.join(values)})`.compile(within);
+  const statement = handle.prepare(query.sql);
+  if (!lookedUp) return (row) => statement.run(row as unknown[]);
+  const key = columns.indexOf(lookedUp.from);
+  const rest = query.parameters;
+  return (row) => statement.run([...row, ...rest.map((value) => (value === KEY ? row[key] : value))]);
+}
+
 export function sqliteLoading(handle: SQLite.Database, db: Kysely<Database>): Pick<Engine, 'insertMany' | 'bulkLoad' | 'analyze' | 'vacuum' | 'exclusively'> {
-  const inserts = new Map<string, SQLite.Statement>();
+  const inserts = new Map<string, (row: readonly unknown[]) => void>();
   return {
-    async insertMany(within, table, columns, rows) {
+    async insertMany(within, table, columns, rows, lookedUp) {
       if (rows.length === 0) return;
-      const key = `${table}|${columns.join(',')}`;
-      let statement = inserts.get(key);
-      if (!statement) {
-        statement = handle.prepare(within.insertInto(table).values(Object.fromEntries(columns.map((column) => [column, null]))).compile().sql);
-        inserts.set(key, statement);
-      }
-      for (const row of rows) statement.run(row as unknown[]);
+      const key = `${table}|${columns.join(',')}|${lookedUp?.column ?? ''}`;
+      let insert = inserts.get(key);
+      if (!insert) inserts.set(key, (insert = prepareInsert(handle, within, table, columns, lookedUp)));
+      for (const row of rows) insert(row);
     },
     async bulkLoad(work) {
       const [cacheSize, threads] = [handle.pragma('cache_size', { simple: true }), handle.pragma('threads', { simple: true })];
