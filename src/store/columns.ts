@@ -4,7 +4,7 @@ import { projectPathOf, storedFields, type Entity, type Row, type StoredField } 
 import { RESOURCES } from '../resources/index.ts';
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import { objectLiteral } from '../codegen/object-literal.ts';
-import { rowsPerInsert, type Database, type Dialect, type Engine, type LookedUp } from './engine/index.ts';
+import type { Database, Dialect, Engine, LookedUp } from './engine/index.ts';
 
 /**
  * Whether a text keeps its D7 sort key beside it: one that may be ordered by, or filtered on
@@ -82,8 +82,11 @@ export function fromColumns(entity: Entity, dialect: Dialect, columns: Row): Row
   return reader(columns);
 }
 
-/** Records per insert statement into this table (engines cap the parameters of one statement). */
-export const batchSize = (entity: Entity): number => rowsPerInsert(columnNames(entity).length);
+/**
+ * Records read, validated and inserted at a time by imports and copies (Engine.insertMany): no
+ * statement's parameters grow with it (one per column on PostgreSQL, one row per run on SQLite).
+ */
+export const BATCH_SIZE = 1000;
 
 /**
  * Records with their ids into their table, inside the transaction `db` (imports, migrations);

@@ -7,7 +7,7 @@
 import type { Transaction } from 'kysely';
 import { TABLES } from '../resources/index.ts';
 import reports, { SEED_REPORTS } from '../resources/reports.ts';
-import { batchSize, insertRows } from './columns.ts';
+import { BATCH_SIZE, insertRows } from './columns.ts';
 import { changeData } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { createAllIndexes, dropAllIndexes, UNANALYZED } from './indexes.ts';
@@ -74,7 +74,7 @@ export async function copyTables(source: Engine, target: Engine, options: CopyOp
       let rows = 0;
       // The project a record is several foreign keys away from is not stored in a dataset's form: found again.
       const project = projectLookup(trx, entity);
-      for await (const batch of allRecords(source, entity, batchSize(entity))) {
+      for await (const batch of allRecords(source, entity, BATCH_SIZE)) {
         await insertRows(target, trx, entity, batch, project);
         rows += batch.length;
         done += batch.length;

@@ -15,7 +15,7 @@ import type { Database, Engine } from './engine/index.ts';
 import { IdSet } from './idset.ts';
 import { createAllIndexes, dropAllIndexes, UNANALYZED } from './indexes.ts';
 import { fillProjects, pathTables, projectLookup } from './visibility.ts';
-import { batchSize, carriesProject, fromColumns, insertRows } from './columns.ts';
+import { BATCH_SIZE, carriesProject, fromColumns, insertRows } from './columns.ts';
 
 export class ImportError extends Error {}
 
@@ -204,7 +204,7 @@ async function importFile(
     }
   };
 
-  for await (const chunk of inChunks(source.records, batchSize(entity))) {
+  for await (const chunk of inChunks(source.records, BATCH_SIZE)) {
     for (const input of chunk) {
       index += 1;
       const record = accept(input);

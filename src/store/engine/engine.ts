@@ -291,5 +291,3 @@ export const versionsOf = (data: number, rows: Iterable<readonly [unknown, unkno
   tables: new Map([...rows].map(([name, version]) => [String(name), Number(version)])),
 });
 
-/** SQLite allows 32,766 parameters per statement, PostgreSQL 65,535: rows per multi-row insert. */
-export const rowsPerInsert = (columns: number): number => Math.max(1, Math.min(1000, Math.floor(30_000 / columns)));
