@@ -19,6 +19,7 @@ import { openEngine, type Engine } from '../src/store/engine/index.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate } from '../src/store/migrations.ts';
 import { createToken, createUser } from '../src/store/users.ts';
+import { carriedProjects } from './support/carried-projects.ts';
 import { onTerminal, runCli, startCliServer, type RunningServer } from './support/cli.ts';
 import { request, testStores, type TestStore } from './support/server.ts';
 
@@ -322,6 +323,17 @@ describe('backup across engines', { skip: !process.env.TEST_POSTGRES_URL && 'TES
       const back = await runCli(['restore', second], { DATABASE_URL: databases[2].url });
       assert.equal(back.code, 0, back.stderr);
       assert.deepEqual(fileCounts(second), fileCounts(first));
+      // Copies carry a record's fields, not its kept project: each copy finds it again from the record's path.
+      for (const database of databases.slice(1)) {
+        const engine = openEngine(database.url);
+        try {
+          const carried = await carriedProjects(engine);
+          assert.deepEqual(Object.values(carried).map(({ wrong }) => wrong), [0, 0, 0], `${database.url}: ${JSON.stringify(carried)}`);
+          assert.ok(Object.values(carried).every(({ records }) => records > 0), JSON.stringify(carried));
+        } finally {
+          await engine.close();
+        }
+      }
       // Record for record: the same export from the first database and the last.
       const exports = [join(scratch(), 'a'), join(scratch(), 'b')];
       for (const [index, url] of [databases[0].url, databases[2].url].entries()) assert.equal((await runCli(['export', exports[index]], { DATABASE_URL: url })).code, 0);
