@@ -146,16 +146,15 @@ for (const store of testStores()) {
       // (in SQL, not in memory); a filtered one is read the way its count chooses, without marks.
       server.reader.settledMs = Infinity;
       const seeks = server.reader.seeks.marks;
-      let marked = 0;
-      const get = seeks.get.bind(seeks);
-      seeks.get = (...args) => ((marked += 1), get(...args));
+      // Marks kept or noted (found or made in their cache).
+      const marks = () => seeks.figures().hits + seeks.figures().misses;
       for (const [list, order, other, page] of cases) {
-        const before = marked;
+        const before = marks();
         const seeking = await ids(`/rest/v1/${list}/?ordering=${order}&${page}`);
         const filtered = page.split('&').some((pair) => !/^(limit|page)=/.test(pair));
-        assert.equal(marked, filtered ? before : before + 1, `${list}?ordering=${order}&${page} ${filtered ? 'walks or sorts' : 'starts from a mark'}`);
+        assert.equal(marks(), filtered ? before : before + 1, `${list}?ordering=${order}&${page} ${filtered ? 'walks or sorts' : 'starts from a mark'}`);
         const walking = await ids(`/rest/v1/${list}/?ordering=${order},${other}&${page}`);
-        assert.equal(marked, filtered ? before : before + 1, `${list}?ordering=${order},${other}&${page} walks`);
+        assert.equal(marks(), filtered ? before : before + 1, `${list}?ordering=${order},${other}&${page} walks`);
         assert.ok(seeking.length > 0, `${list}?ordering=${order}&${page}`);
         assert.deepEqual(seeking, walking, `${list}?ordering=${order}&${page}`);
       }
@@ -164,7 +163,9 @@ for (const store of testStores()) {
       server.reader.settledMs = new Reader(server.engine).settledMs;
     });
 
-    test('marks are noted only for a version that has lasted: a deep page just after a write is read from the list\'s start, as exact', async () => {
+    test('marks that are not carried across writes are noted only for a version that has lasted: a deep page just after a write is read from the list\'s start, as exact', async () => {
+      // Comments hold their project in a column filled by imports and writes, not a foreign key
+      // (seek.ts, `carriable`): their marks are noted anew after a write.
       const ids = async (path: string) => ((await request(server.base, path)).body.results as Row[]).map((row) => row.id);
       server.reader.settledMs = Infinity;
       const seeks = server.reader.seeks;
@@ -173,18 +174,18 @@ for (const store of testStores()) {
       seeks.marks.get = (...args) => ((marked += 1), get(...args));
       try {
         // Read once before the write, so that the version the write ends is one this process saw.
-        await ids('/rest/v1/budget_item/?ordering=-amount&page=250&_=before');
+        await ids('/rest/v1/indicator_period_data_comment/?ordering=-created_at&page=250&_=before');
         marked = 0;
-        const [item] = await server.engine.run(server.engine.db.selectFrom('budget_item').select(['id', 'amount']).orderBy('id').limit(1).compile());
-        await changeData(server.engine, ['budget_item'], async (trx) => {
-          await trx.updateTable('budget_item').set({ amount: 123_456.78 } as never).where('id', '=', Number(item.id)).execute();
+        const [comment] = await server.engine.run(server.engine.db.selectFrom('indicator_period_data_comment').select('id').orderBy('id').limit(1).compile());
+        await changeData(server.engine, ['indicator_period_data_comment'], async (trx) => {
+          await trx.updateTable('indicator_period_data_comment').set({ created_at: '2030-01-01T00:00:00Z' } as never).where('id', '=', Number(comment.id)).execute();
         });
         // The same order (id is unique), which no mark serves: read from the list's start.
-        const walking = await ids('/rest/v1/budget_item/?ordering=-amount,id,label&page=250');
-        assert.deepEqual(await ids('/rest/v1/budget_item/?ordering=-amount&page=250'), walking);
+        const walking = await ids('/rest/v1/indicator_period_data_comment/?ordering=-created_at,id,data&page=250');
+        assert.deepEqual(await ids('/rest/v1/indicator_period_data_comment/?ordering=-created_at&page=250'), walking);
         assert.equal(marked, 0, 'a version just seen: no marks noted');
         seeks.lastingMs = 0;
-        assert.deepEqual(await ids('/rest/v1/budget_item/?ordering=-amount&page=250&_=lasted'), walking);
+        assert.deepEqual(await ids('/rest/v1/indicator_period_data_comment/?ordering=-created_at&page=250&_=lasted'), walking);
         assert.equal(marked, 1, 'once it has lasted, from a mark');
       } finally {
         seeks.marks.get = get;
@@ -347,7 +348,8 @@ for (const store of testStores()) {
         } finally {
           Object.assign(server.engine, { run, runLong });
         }
-        const pages = statements.filter((text) => /from "budget_item" as "t" .*limit/.test(text) && !/row_number/.test(text));
+        // Not the walks that note marks (numbering their rows, or reading every row's project and the version).
+        const pages = statements.filter((text) => /from "budget_item" as "t" .*limit/.test(text) && !/row_number|"stamp"/.test(text));
         const idsFirst = pages.filter((text) => /where "t"\."id" (in |= any\(array)\(select "t"\."id" as "id" from "budget_item"/.test(text));
         assert.deepEqual([pages.length, idsFirst.length], [1, server.engine.dialect.readsSkippedRows ? 1 : 0], `ordering=${order}:\n${statements.join('\n')}`);
       }

@@ -306,6 +306,38 @@ export async function marksQuery(engine: Engine, resource: Resource, caller: Cal
 }
 
 /**
+ * The caller's whole list in `order` (one field then `id`, or `id` alone) from the known position
+ * `from` on, `from` itself included, or from its start: each record's `id`, `value` (as
+ * marksQuery), `project`, and `stamp`, the version of `tables` it was read at; `rows` of them at most. Where a write's change to the list is
+ * measured by its projects (pages/seek.ts, `carried`), positions are noted from every record
+ * walked, not only the marked ones: the projects of the records before each mark are kept.
+ */
+export async function walkQuery(engine: Engine, resource: Resource, caller: Caller, order: readonly OrderTerm[], from: Seek | null, tables: readonly string[], rows: number): Promise<Query> {
+  const [term] = order;
+  const project = projectColumnName(entityOf(resource.table));
+  if (project === null) throw new Error(`${resource.name}: its records hold no project`);
+  // The version of `tables` the statement reads (data-version.ts, `stamp`), in its own snapshot.
+  const stamp = engine.db.selectFrom('table_version').select(sql<number | null>`max(version)`.as('stamp')).where('name', 'in', [...tables]);
+  let walked: Query = (await matchingRecords(engine, resource, caller, undefined)).select([column('t', 'id').as('id'), column('t', project).as('project'), stamp.as('stamp')]);
+  if (term.field !== 'id') walked = walked.select(column('t', orderColumn(term.field, field(resource, term.field))).as('value'));
+  if (from !== null) walked = walked.where(fromSeek(resource, order, from));
+  return applyOrder(engine, walked, resource, order, false).limit(rows);
+}
+
+/**
+ * Of the caller's records of `projects`, how many there are (`records`) and how many are at
+ * `seek` or after it in `order` (`after`): what a write to those projects moved around a noted
+ * position (pages/seek.ts). A few projects' records, read through the project's index.
+ */
+export async function aroundQuery(engine: Engine, resource: Resource, caller: Caller, order: readonly OrderTerm[], seek: Seek, projects: readonly number[]): Promise<Query> {
+  const project = projectColumnOf(entityOf(resource.table), 't');
+  if (project === null) throw new Error(`${resource.name}: its records hold no project`);
+  return (await matchingRecords(engine, resource, caller, undefined))
+    .where(engine.dialect.inList(project as never, engine.dialect.listParameter(projects)))
+    .select([sql<number | string>`count(*)`.as('records'), sql<number | string | null>`sum(case when ${fromSeek(resource, order, seek)} then 1 else 0 end)`.as('after')]);
+}
+
+/**
  * How many records match the filters per project (whoever may see them), for the projects given
  * or all: `project` and `count` (project-counts.ts). Records whose path to a project is broken
  * count under no project.
