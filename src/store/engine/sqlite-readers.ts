@@ -8,13 +8,8 @@ import { Worker } from 'node:worker_threads';
 import type { IdSet } from '../idset.ts';
 import type { Columns } from './engine.ts';
 import { StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
+import { threadStart } from './threads.ts';
 
-/** Running from the TypeScript sources, the thread registers tsx before it loads its own. */
-const fromSources = import.meta.url.endsWith('.ts');
-const THREAD = new URL(fromSources ? './sqlite-thread.ts' : './sqlite-thread.js', import.meta.url);
-const threadStart = (): [string | URL, { eval: boolean }] => fromSources
-  ? [`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(THREAD.href)}); })`, { eval: true }]
-  : [THREAD, { eval: false }];
 
 interface Pending {
   request: ReadRequest;
@@ -89,7 +84,7 @@ export class SqliteReaders {
   /** Starts the threads, at the first read. */
   private start(): void {
     while (this.workers.length < this.size) {
-      const [entry, options] = threadStart();
+      const [entry, options] = threadStart('sqlite-thread');
       const worker = new Worker(entry, { ...options, workerData: { path: this.path, timeoutMs: this.timeoutMs } });
       worker.on('message', (reply: ReadReply) => this.settle(worker, reply));
       worker.on('error', (error) => this.failAll(error));

@@ -1,7 +1,8 @@
 /**
  * The embedded engine: SQLite through better-sqlite3, in this process, assembled from its parts:
  * the dialect (sqlite-dialect.ts), the connection's settings (sqlite-setup.ts), its statements
- * and rows (sqlite-rows.ts), reader threads for reads that may take long (sqlite-readers.ts), the
+ * and rows (sqlite-rows.ts), reader threads for reads that may take long (sqlite-readers.ts), a
+ * thread for the write-ahead log's checkpoints (sqlite-checkpoints.ts), the
  * data versions (sqlite-versions.ts), bulk loads and migrations (sqlite-load.ts), ids never
  * handed out twice (sqlite-ids.ts), and what the planner's statistics tell the reader
  * (sqlite-statistics.ts). A lock is never waited for inside a call (it would stop the event
@@ -16,6 +17,7 @@ import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, timed, type Columns, type Database
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { sqliteIds } from './sqlite-ids.ts';
 import { sqliteLoading } from './sqlite-load.ts';
+import { checkpointOffLoop } from './sqlite-checkpoints.ts';
 import { SqliteReaders } from './sqlite-readers.ts';
 import { SqliteStatements } from './sqlite-rows.ts';
 import { analyzeThenRead, keyStatistics } from './key-statistics.ts';
@@ -80,6 +82,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
   // Reads that may take long run on threads of their own (path ':memory:' is this connection's alone).
   const threads = options.readerThreads ?? READER_THREADS;
   const readers = path === ':memory:' || threads === 0 ? null : new SqliteReaders(path, threads, timeout, (names, rows) => rows.map(statements.rowBuilder(names)));
+  const checkpoints = readers ? checkpointOffLoop(path, handle) : null;
   const statistics = keyStatistics(() => sqliteFewKeys(handle));
   const loading = sqliteLoading(handle, db);
 
@@ -160,6 +163,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     }, statistics.describe()],
     async close() {
       await readers?.close();
+      await checkpoints?.close();
       await db.destroy();
     },
   };
