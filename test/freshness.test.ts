@@ -63,6 +63,9 @@ describe('values kept per version of their tables', () => {
   });
 });
 
+/** The tables of the data versions (store/data-version.ts). */
+const VERSION_TABLES = ['data_version', 'table_version', 'change_log'];
+
 for (const store of testStores()) {
   describe(`freshness per table (${store.name})`, () => {
     const server = useServer(store);
@@ -97,7 +100,8 @@ for (const store of testStores()) {
           await reader.page(resource, caller, { order: resource.defaultOrder, pinned: true, limit: 100, offset: 300 }, total);
           await renderRecords(resource, rows, reader.lookup(caller), { caller, timeZone: 'Europe/Stockholm' });
           assert.ok(named.has(resource.table), `${resource.name} as ${who}: the statements were seen`);
-          const undeclared = [...named].filter((table) => !tablesRead(resource).includes(table));
+          // The versions themselves (a walk noting marks reads the version it walked at: pages/seek.ts) are no data an answer shows.
+          const undeclared = [...named].filter((table) => !tablesRead(resource).includes(table) && !VERSION_TABLES.includes(table));
           assert.deepEqual(undeclared, [], `${resource.name} as ${who}`);
         }
       }
