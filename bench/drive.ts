@@ -1,7 +1,7 @@
 /**
  * Drives one running server with the mixed scenario's reads (or one path, fresh), for profiling:
  * `node --import tsx bench/drive.ts BASE [seconds] [path]` (`SEED`: another sequence of requests; `WRITES=0.05` with `EDITOR_KEY`: that share of writes;
- * `LOADER=wrk`: the mix sent by wrk, bench/wrk-mix.ts).
+ * `LOADER=wrk`: the mix sent by wrk, bench/wrk-mix.ts; `RATE`: autocannon's requests per second in all).
  */
 import autocannon from 'autocannon';
 import { mixedData, mixedRequests } from './mixed.ts';
@@ -17,5 +17,6 @@ let sequence = 0;
 const requests = path
   ? [{ setupRequest: (request: autocannon.Request) => ({ ...request, path: `${path}${path.includes('?') ? '&' : '?'}_=${(sequence += 1)}` }) }]
   : mixedRequests(await mixedData(base, process.env.EDITOR_KEY ?? ''), Number(process.env.WRITES ?? 0), Number(process.env.SEED ?? 14));
-const result = await autocannon({ url: base, connections: Number(process.env.CONNECTIONS ?? 32), duration: Number(seconds), requests });
+// RATE: requests per second in all, below what the server can answer: its CPU time per request is then its own, not the machine's share.
+const result = await autocannon({ url: base, connections: Number(process.env.CONNECTIONS ?? 32), duration: Number(seconds), requests, ...(process.env.RATE ? { overallRate: Number(process.env.RATE) } : {}) });
 console.log(`${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, errors ${result.errors + result.timeouts}, statuses ${JSON.stringify((result as unknown as { statusCodeStats: unknown }).statusCodeStats)}`);
