@@ -307,10 +307,11 @@ export async function marksQuery(engine: Engine, resource: Resource, caller: Cal
 
 /**
  * The caller's whole list in `order` (one field then `id`, or `id` alone) from the known position
- * `from` on, `from` itself included, or from its start: each record's `id`, `value` (as
- * marksQuery), `project`, and `stamp`, the version of `tables` it was read at; `rows` of them at most. Where a write's change to the list is
- * measured by its projects (pages/seek.ts, `carried`), positions are noted from every record
- * walked, not only the marked ones: the projects of the records before each mark are kept.
+ * `from` on, `from` itself included, or from its start, `rows` records at most: each one's `id`,
+ * `value` (as marksQuery), `project`, and `stamp`, the version of `tables` the statement read.
+ * Where a write's change to the list is measured by its projects (pages/seek.ts, `carry`),
+ * positions are noted from every record walked, not only the marked ones: the projects of the
+ * records before each mark are kept.
  */
 export async function walkQuery(engine: Engine, resource: Resource, caller: Caller, order: readonly OrderTerm[], from: Seek | null, tables: readonly string[], rows: number): Promise<Query> {
   const [term] = order;

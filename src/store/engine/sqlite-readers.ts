@@ -10,7 +10,6 @@ import type { Columns } from './engine.ts';
 import { StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 import { threadStart } from './threads.ts';
 
-
 interface Pending {
   request: ReadRequest;
   resolve(rows: Columns[] | Int32Array): void;
