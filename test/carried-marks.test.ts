@@ -89,6 +89,19 @@ for (const store of testStores()) {
       await pagesAgree('after moves to a private project');
     });
 
+    test('marks deeper than 10,000 records are not carried (their walk keeps no projects), and pages there are still the walk\'s', async () => {
+      // As the administrator: 10,437 budget items; offset 10,200 wants the 41st mark, record 10,250.
+      const path = (order: string) => `/rest/v1/budget_item/?ordering=${order}&limit=100&page=103`;
+      const deep = await ids(path('-amount'), admin);
+      assert.equal(deep.length, 100);
+      assert.deepEqual(deep, await ids(path('-amount,id,currency'), admin));
+      const carried = server.reader.seeks.carries;
+      const [item] = (await request(server.base, '/rest/v1/budget_item/?ordering=-amount&limit=1', { headers: admin })).body.results as Row[];
+      await write('PATCH', `/rest/v1/budget_item/${item.id}/`, { amount: '0.03' });
+      assert.deepEqual(await ids(path('-amount'), admin), await ids(path('-amount,id,currency'), admin), 'after a write');
+      assert.equal(server.reader.seeks.carries, carried, 'noted anew, not carried');
+    });
+
     test('a project turned private is not carried across (another table changed): its records leave every page', async () => {
       const [item] = (await request(server.base, '/rest/v1/budget_item/?ordering=-amount&limit=1')).body.results as Row[];
       await pagesAgree('before');

@@ -279,13 +279,9 @@ export function orderQuery(engine: Engine, resource: Resource, page: Pick<PageRe
  * per position: fewer where the list ends first.
  */
 export async function marksQuery(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, order: readonly OrderTerm[], from: Seek | null, step: number, count: number): Promise<Query> {
-  const [term] = order;
-  let walked: Query = (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));
-  if (term.field !== 'id') walked = walked.select(column('t', orderColumn(term.field, field(resource, term.field))).as('value'));
-  if (from !== null) walked = walked.where(fromSeek(resource, order, from));
   // Without `from` the first row is the first position; with it, the known one, left out.
   const skipped = from === null ? 0 : 1;
-  walked = applyOrder(engine, walked, resource, order, false).limit((count - 1 + skipped) * step + 1);
+  const walked = await walkedInOrder(engine, resource, caller, filters, order, from, (count - 1 + skipped) * step + 1);
   // The walked rows are in the order asked for; numbered again in it (a window's own order), as
   // a subquery's order is not kept by the query around it. The order is one field then `id`, or
   // `id` alone (seek.ts): `value` and `id` order the rows as it does, the nulls of a field that
@@ -314,15 +310,25 @@ export async function marksQuery(engine: Engine, resource: Resource, caller: Cal
  * records before each mark are kept.
  */
 export async function walkQuery(engine: Engine, resource: Resource, caller: Caller, order: readonly OrderTerm[], from: Seek | null, tables: readonly string[], rows: number): Promise<Query> {
-  const [term] = order;
-  const project = projectColumnName(entityOf(resource.table));
-  if (project === null) throw new Error(`${resource.name}: its records hold no project`);
   // The version of `tables` the statement reads (data-version.ts, `stamp`), in its own snapshot.
   const stamp = engine.db.selectFrom('table_version').select(sql<number | null>`max(version)`.as('stamp')).where('name', 'in', [...tables]);
-  let walked: Query = (await matchingRecords(engine, resource, caller, undefined)).select([column('t', 'id').as('id'), column('t', project).as('project'), stamp.as('stamp')]);
+  return (await walkedInOrder(engine, resource, caller, undefined, order, from, rows)).select([recordsProject(resource).as('project'), stamp.as('stamp')]);
+}
+
+/** The caller's matching records in `order` from `from` on (itself included), `rows` at most: `id`, and `value` where the order is a field's. */
+async function walkedInOrder(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined, order: readonly OrderTerm[], from: Seek | null, rows: number): Promise<Query> {
+  const [term] = order;
+  let walked: Query = (await matchingRecords(engine, resource, caller, filters)).select(column('t', 'id').as('id'));
   if (term.field !== 'id') walked = walked.select(column('t', orderColumn(term.field, field(resource, term.field))).as('value'));
   if (from !== null) walked = walked.where(fromSeek(resource, order, from));
   return applyOrder(engine, walked, resource, order, false).limit(rows);
+}
+
+/** The column of `t` holding its record's project (lists whose marks are carried: pages/seek.ts). */
+function recordsProject(resource: Resource): RawBuilder<unknown> {
+  const project = projectColumnOf(entityOf(resource.table), 't');
+  if (project === null) throw new Error(`${resource.name}: its records hold no project`);
+  return project;
 }
 
 /**
@@ -331,10 +337,8 @@ export async function walkQuery(engine: Engine, resource: Resource, caller: Call
  * position (pages/seek.ts). A few projects' records, read through the project's index.
  */
 export async function aroundQuery(engine: Engine, resource: Resource, caller: Caller, order: readonly OrderTerm[], seek: Seek, projects: readonly number[]): Promise<Query> {
-  const project = projectColumnOf(entityOf(resource.table), 't');
-  if (project === null) throw new Error(`${resource.name}: its records hold no project`);
   return (await matchingRecords(engine, resource, caller, undefined))
-    .where(engine.dialect.inList(project as never, engine.dialect.listParameter(projects)))
+    .where(engine.dialect.inList(recordsProject(resource) as never, engine.dialect.listParameter(projects)))
     .select([sql<number | string>`count(*)`.as('records'), sql<number | string | null>`sum(case when ${fromSeek(resource, order, seek)} then 1 else 0 end)`.as('after')]);
 }
 

@@ -55,6 +55,13 @@ const MARKS_AFTER_MS = 250;
 /** A write to more projects than this since the marks were noted makes them noted again: each is read to place them. */
 const CARRY_PROJECTS = 64;
 
+/**
+ * Marks are carried only this deep (page 333 of 30): the walk keeps a project per record passed,
+ * 40 KiB here, and a deeper one (`limit=1000&page=100` walks 99,000 records) is noted as marks
+ * that are not carried, every 250th record returned rather than each.
+ */
+const CARRY_RECORDS = 10_000;
+
 interface Marks {
   positions: Seek[];
   /** No more are noted: the list ended before the next (`ended`), or the marks are carried. */
@@ -255,6 +262,7 @@ export class SeekMarks {
    * (`marksQuery`).
    */
   private async walk(resource: Resource, caller: Caller, page: PageRequest, marks: Marks, from: Seek | null, count: number): Promise<Columns[]> {
+    if ((marks.positions.length + count) * SEEK_STEP > CARRY_RECORDS) marks.projects = undefined;
     if (!marks.projects) return this.engine.runLong((await marksQuery(this.engine, resource, caller, undefined, page.order, from, SEEK_STEP, count)).compile());
     // Row i is i records past `from` (which is row 0, known) or past the list's start.
     const skipped = from === null ? 0 : 1;
