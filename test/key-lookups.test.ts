@@ -11,7 +11,7 @@ import { parseFilters } from '../src/query/filters.ts';
 import { ANONYMOUS } from '../src/resources/define.ts';
 import { RESOURCES } from '../src/resources/index.ts';
 import { UNANALYZED } from '../src/store/indexes.ts';
-import { countQuery, pageQuery, projectCountsQuery } from '../src/store/list-sql.ts';
+import { countQuery, matchesProjectQuery, pageQuery } from '../src/store/list-sql.ts';
 import { createToken } from '../src/store/users.ts';
 import { sortKey } from '../src/text/sortkey.ts';
 import { request, testStores, useServer } from './support/server.ts';
@@ -64,21 +64,21 @@ for (const store of testStores()) {
       assert.equal(server.engine.fewKeys('link', 'url_sortkey'), false);
       const filters = parseFilters(link, [['caption__icontains', 'wa']], ANONYMOUS);
       const compiled = (await countQuery(server.engine, link, ANONYMOUS, filters)).compile();
-      const histogram = projectCountsQuery(server.engine, link, filters).compile();
+      const histogram = matchesProjectQuery(server.engine, link, filters).compile();
       const keys = 'with recursive keys\\(key\\) as \\(select min\\("caption_sortkey"\\) from "link" union all';
       if (store.name === 'sqlite') {
         assert.match(compiled.sql, new RegExp(`"t"\\."caption_sortkey" in \\(${keys}`));
-        assert.match(histogram.sql, /group by \+"t"\."project" order by \+"t"\."project" asc nulls first/);
+        assert.match(histogram.sql, new RegExp(`^select "t"\\."project" as "project" from "link" as "t" where "t"\\."caption_sortkey" in \\(${keys}`));
       } else {
         // The keys first as one array: the planner, not knowing how many match, would hash the whole table.
         assert.match(compiled.sql, new RegExp(`"t"\\."caption_sortkey" = any\\(array\\(${keys}`));
-        assert.match(histogram.sql, new RegExp(`"t"\\."caption_sortkey" = any\\(array\\(${keys}.* group by "t"\\."project" order by "t"\\."project" asc nulls first`));
+        assert.match(histogram.sql, new RegExp(`^select "t"\\."project" as "project" from "link" as "t" where "t"\\."caption_sortkey" = any\\(array\\(${keys}`));
       }
       // A prefix is a range of the key's index, an equality its key's: neither is decided on the keys.
       for (const other of [['caption__istartswith', 'wa'], ['caption__iexact', 'Health'], ['caption', 'Health']] as [string, string][]) {
         const those = parseFilters(link, [other], ANONYMOUS);
         assert.doesNotMatch((await countQuery(server.engine, link, ANONYMOUS, those)).compile().sql, /with recursive/, other[0]);
-        assert.doesNotMatch(projectCountsQuery(server.engine, link, those).compile().sql, /\+"t"/, other[0]);
+        assert.doesNotMatch(matchesProjectQuery(server.engine, link, those).compile().sql, /with recursive/, other[0]);
       }
     });
 

@@ -143,6 +143,8 @@ export interface Engine {
   runLong(query: CompiledQuery): Promise<Columns[]>;
   /** The first column of every row as ids (32-bit integers), read as `runLong` reads. */
   readIds(query: CompiledQuery): Promise<Int32Array>;
+  /** How many rows hold each value of the first column (Tally), read as `runLong` reads. */
+  tally(query: CompiledQuery): Promise<Tally>;
   /**
    * As `runLong`, with `among` the set the statement's `Dialect.among` checks ids against
    * (pages/kept-matches.ts); absent where the engine cannot give it one (a snapshot).
@@ -252,8 +254,67 @@ export interface EngineOptions {
   readerThreads?: number;
 }
 
+/**
+ * The values of a column (32-bit integers; null as -1), ascending, each with how many rows hold
+ * it: counts per project (project-counts.ts). SQLite groups through a temporary B-tree sorted as
+ * it is filled, which was most of a first count: at scale 100, budget items of a date range per
+ * project, 0.37 s, of which reading the 550,000 projects 0.08 s. Its reader threads read the
+ * values and tally them (tallyOf); PostgreSQL groups by hashing, as it did.
+ */
+export interface Tally {
+  values: Int32Array;
+  counts: Int32Array;
+}
+
+/** Values dense enough (their span at most this many times their number, or below this span) are counted in an array indexed by value, else sorted. */
+const DENSE_SPAN_PER_VALUE = 4;
+const DENSE_SPAN = 1 << 20;
+
+/** The tally of `values` (null as -1): in one pass over an array indexed by value where they are dense enough, else sorted. */
+export function tallyOf(values: ArrayLike<number | null>): Tally {
+  const read = new Int32Array(values.length);
+  for (let index = 0; index < values.length; index += 1) read[index] = values[index] ?? -1;
+  if (read.length === 0) return { values: read, counts: new Int32Array(0) };
+  let [low, high] = [read[0], read[0]];
+  for (const value of read) {
+    if (value < low) low = value;
+    else if (value > high) high = value;
+  }
+  const span = high - low + 1;
+  if (span > Math.max(DENSE_SPAN, DENSE_SPAN_PER_VALUE * read.length)) return runsOf(read.sort());
+  const counts = new Int32Array(span);
+  for (const value of read) counts[value - low] += 1;
+  let distinct = 0;
+  for (const count of counts) if (count > 0) distinct += 1;
+  const tally = { values: new Int32Array(distinct), counts: new Int32Array(distinct) };
+  for (let index = 0, at = 0; index < span; index += 1) {
+    if (counts[index] === 0) continue;
+    tally.values[at] = index + low;
+    tally.counts[at++] = counts[index];
+  }
+  return tally;
+}
+
+/** The tally of sorted values: each run's value and length. */
+function runsOf(sorted: Int32Array): Tally {
+  let distinct = 0;
+  for (let index = 0; index < sorted.length; index += 1) if (index === 0 || sorted[index] !== sorted[index - 1]) distinct += 1;
+  const tally = { values: new Int32Array(distinct), counts: new Int32Array(distinct) };
+  for (let index = 0, at = -1; index < sorted.length; index += 1) {
+    if (index === 0 || sorted[index] !== sorted[index - 1]) tally.values[(at += 1)] = sorted[index];
+    tally.counts[at] += 1;
+  }
+  return tally;
+}
+
 /** The first column of each row as ids (Engine.readIds where rows come as objects). */
 export const idsOf = (rows: readonly Columns[]): Int32Array => Int32Array.from(rows, (row) => Number(Object.values(row)[0]));
+
+/** The tally of each row's first column (Engine.tally where rows come as objects). */
+export const tallyOfRows = (rows: readonly Columns[]): Tally => tallyOf(rows.map((row) => {
+  const value = Object.values(row)[0];
+  return value === null ? null : Number(value);
+}));
 
 /** Runs a read, telling `observe` (the statement metrics) how long it took and whether it failed. */
 export async function timed<T>(observe: EngineOptions['onQuery'], read: () => Promise<T>): Promise<T> {

@@ -57,6 +57,12 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       const [{ ids }] = await read(joined);
       return ids instanceof Uint8Array ? idsOfBigEndian(ids) : new Int32Array(0);
     },
+    async tally(query) {
+      // Grouped by hashing as the rows come; null first, as tallyOf puts -1.
+      const grouped = { ...query, sql: `select q.v as value, count(*) as count from (${query.sql}) as q(v) group by q.v order by q.v nulls first` };
+      const rows = await read(grouped);
+      return { values: Int32Array.from(rows, (row) => (row.value === null ? -1 : Number(row.value))), counts: Int32Array.from(rows, (row) => Number(row.count)) };
+    },
     async *stream(query, batchSize) {
       const client = await pool.connect();
       const cursor = client.query(new Cursor<Columns>(query.sql, query.parameters as unknown[]));

@@ -6,13 +6,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { IdSet } from '../idset.ts';
-import type { Columns } from './engine.ts';
+import type { Columns, Tally } from './engine.ts';
 import { StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 import { threadStart } from './threads.ts';
 
 interface Pending {
   request: ReadRequest;
-  resolve(rows: Columns[] | Int32Array): void;
+  resolve(rows: Columns[] | Int32Array | Tally): void;
   reject(error: Error): void;
 }
 
@@ -50,7 +50,12 @@ export class SqliteReaders {
     return this.send({ sql, parameters, ids: true }) as Promise<Int32Array>;
   }
 
-  private send(request: Omit<ReadRequest, 'id'>): Promise<Columns[] | Int32Array> {
+  /** The first column's values, tallied (engine.ts, Tally). */
+  tally(sql: string, parameters: readonly unknown[]): Promise<Tally> {
+    return this.send({ sql, parameters, tally: true }) as Promise<Tally>;
+  }
+
+  private send(request: Omit<ReadRequest, 'id'>): Promise<Columns[] | Int32Array | Tally> {
     this.start();
     return new Promise((resolve, reject) => {
       this.queued.push({ request: { id: (this.nextId += 1), ...request }, resolve, reject });
@@ -105,6 +110,8 @@ export class SqliteReaders {
       waiting.reject(error);
     } else if ('ids' in reply) {
       waiting.resolve(reply.ids);
+    } else if ('tally' in reply) {
+      waiting.resolve(reply.tally);
     } else {
       waiting.resolve(this.build(reply.columns, reply.rows));
     }

@@ -5,6 +5,7 @@
 import type SQLite from 'better-sqlite3';
 import type { CacheFigures } from '../caches.ts';
 import type { IdSet } from '../idset.ts';
+import type { Tally } from './engine.ts';
 
 /** Thrown inside a statement that ran past its time (rsr_within_time). */
 export class StatementTimeout extends Error {
@@ -99,6 +100,8 @@ export interface ReadRequest {
   parameters: readonly unknown[];
   /** Only the first column's values, as ids (sent as one typed array, not copied row by row). */
   ids?: boolean;
+  /** Only the first column's values, tallied (engine.ts, tallyOf). */
+  tally?: boolean;
   /** The blocks of the set `rsr_among` checks ids against while the statement runs (IdSet, shared memory). */
   among?: Map<number, Uint32Array>;
 }
@@ -107,4 +110,5 @@ export interface ReadRequest {
 export type ReadReply =
   | { id: number; columns: string[]; rows: unknown[][] }
   | { id: number; ids: Int32Array }
+  | { id: number; tally: Tally }
   | { id: number; error: { message: string; code?: string; timedOut: boolean } };

@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { releaseHeap, releaseHeapWhenIdle } from '../../ops/heap-release.ts';
 import { IdSet } from '../idset.ts';
+import { tallyOf } from './engine.ts';
 import { configure, statementCache, StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 
 const { path, timeoutMs } = workerData as { path: string; timeoutMs: number };
@@ -36,16 +37,28 @@ function collectDroppedStatements(): void {
   releaseHeap(() => (collecting = false));
 }
 
-parentPort?.on('message', ({ id, sql, parameters, ids, among: blocks }: ReadRequest) => {
+/**
+ * The statement whose one value is the JSON array of `sql`'s first column: made by SQLite, one
+ * string parsed at once, it costs half of better-sqlite3 making a value of each row (at scale 100,
+ * 550,000 budget items' projects: 107 against 200 ms).
+ */
+const tallied = (sql: string) => `with q(v) as (${sql}) select json_group_array(v) from q`;
+
+parentPort?.on('message', ({ id, sql, parameters, ids, tally, among: blocks }: ReadRequest) => {
   reads += 1;
   let reply: ReadReply;
   among = blocks ? new IdSet(blocks) : null;
   try {
-    const statement = prepared(sql, ids ? 'value' : 'arrays');
+    const statement = prepared(tally ? tallied(sql) : sql, ids || tally ? 'value' : 'arrays');
     if (timeoutMs > 0) deadline = performance.now() + timeoutMs;
     if (ids) {
       const values = Int32Array.from(statement.all(...parameters) as number[]);
       parentPort?.postMessage({ id, ids: values } satisfies ReadReply, [values.buffer as ArrayBuffer]);
+      return;
+    }
+    if (tally) {
+      const counted = tallyOf(JSON.parse(statement.get(...parameters) as string) as (number | null)[]);
+      parentPort?.postMessage({ id, tally: counted } satisfies ReadReply, [counted.values.buffer as ArrayBuffer, counted.counts.buffer as ArrayBuffer]);
       return;
     }
     const rows = statement.all(...parameters) as unknown[][];
