@@ -356,13 +356,15 @@ export function matchesProjectQuery(engine: Engine, resource: Resource, filters:
 }
 
 /**
- * How many records match the filters per project (whoever may see them), of `projects`:
- * `project` and `count`, read through the project's index (a write's few projects counted again).
+ * How many records match the filters per project (whoever may see them), of `projects` or all:
+ * `project` and `count`, in project order (no project first). Read through the project's index,
+ * grouped as it is read: a write's few projects counted again, or a list unfiltered (read whole
+ * so, 3.1 million targets in 0.43 s, tallied 0.85 s).
  */
-export function projectCountsQuery(engine: Engine, resource: Resource, filters: FilterTree | undefined, projects: readonly number[]): Query {
+export function projectCountsQuery(engine: Engine, resource: Resource, filters: FilterTree | undefined, projects?: readonly number[]): Query {
   const { query, project } = matchesWithProject(engine, resource, filters);
-  return query.where(engine.dialect.inList(project as never, engine.dialect.listParameter(projects)))
-    .select([project.as('project'), sql<number | string>`count(*)`.as('count')]).groupBy(project as never);
+  return (projects ? query.where(engine.dialect.inList(project as never, engine.dialect.listParameter(projects))) : query)
+    .select([project.as('project'), sql<number | string>`count(*)`.as('count')]).groupBy(project as never).orderBy(project as never, (order) => order.asc().nullsFirst());
 }
 
 function matchesWithProject(engine: Engine, resource: Resource, filters: FilterTree | undefined) {
@@ -373,14 +375,13 @@ function matchesWithProject(engine: Engine, resource: Resource, filters: FilterT
 }
 
 /**
- * How many records of a table holding its project per record (columns.ts, projectColumnName)
- * fall in the disjoint `parts` (complement.ts), per project: one index range per part, UNION ALL,
- * grouped once (an OR of the parts would lead the planner to read the whole table).
+ * The project of every record of a table holding its project per record (columns.ts,
+ * projectColumnName) that falls in one of the disjoint `parts` (complement.ts), to be tallied
+ * (Engine.tally): one index range per part, UNION ALL (an OR of the parts would lead the planner
+ * to read the whole table).
  */
-export function partsCountsQuery(engine: Engine, resource: Resource, parts: readonly FilterTree[]): Query {
-  return engine.db.selectFrom(partsUnion(engine, resource, parts, (project) => project.as('project')).as('m'))
-    .select([sql.ref('m.project').as('project'), sql<number | string>`count(*)`.as('count')])
-    .groupBy(sql.ref('m.project') as never);
+export function partsProjectQuery(engine: Engine, resource: Resource, parts: readonly FilterTree[]): Query {
+  return partsUnion(engine, resource, parts, (project) => project.as('project'));
 }
 
 /** How many records fall in the disjoint `parts`, counted up to `most` only. */

@@ -28,15 +28,15 @@
  * as exact there as here, since its versions and the change log are the database's: at scale
  * 100 a new filter is then counted once per service, not once per worker that meets it.
  */
-import { filterKey, ownFieldsOnly, type FilterTree } from '../query/filters.ts';
+import { filterKey, filtersAnything, ownFieldsOnly, type FilterTree } from '../query/filters.ts';
 import { projectPathOf, SERVICE, type Caller, type Resource } from '../resources/define.ts';
 import { entityOf, RESOURCES } from '../resources/index.ts';
 import type { CacheDescription, CacheFigures } from './caches.ts';
 import { projectsChanged, stamp, VersionedCache } from './data-version.ts';
 import { describeVersioned } from './pages/shared.ts';
-import type { Engine, Versions } from './engine/index.ts';
+import type { Columns, Engine, Tally, Versions } from './engine/index.ts';
 import { IdSet } from './idset.ts';
-import { matchesProjectQuery, partsCountQuery, partsCountsQuery, projectCountsQuery } from './list-sql.ts';
+import { matchesProjectQuery, partsCountQuery, partsProjectQuery, projectCountsQuery } from './list-sql.ts';
 import { complementParts } from './complement.ts';
 import { projectColumnName } from './columns.ts';
 import { pathTables, visibleProjectsQuery, visibilityKey } from './visibility.ts';
@@ -246,18 +246,19 @@ export class ProjectCounts {
     const [left] = await this.engine.runLong(partsCountQuery(this.engine, resource, parts, most).compile());
     if (Number(left.count) >= most) return this.countedAll(resource, filters);
     this.complements += 1;
-    const matching = new Map<number, number>();
-    for (const [index, project] of projects.entries()) matching.set(project, counts[index]);
-    for (const row of await this.engine.runLong(partsCountsQuery(this.engine, resource, parts).compile())) {
-      const project = row.project === null ? -1 : Number(row.project);
-      matching.set(project, (matching.get(project) ?? 0) - Number(row.count));
-    }
-    return arrays(matching);
+    return less({ projects, counts }, await this.engine.tally(partsProjectQuery(this.engine, resource, parts).compile()));
   }
 
-  /** Matching records per project, of all projects (a null project as -1), as the histogram holds them: tallied by the engine. */
+  /**
+   * Matching records per project, of all projects (a null project as -1), as the histogram holds
+   * them. A filter's matches come in another order than their projects' (a range of its index):
+   * tallied by the engine. Every record comes in project order from the project's index, grouped
+   * as it is read.
+   */
   private async countedAll(resource: Resource, filters: FilterTree | undefined): Promise<Counts> {
-    const { values: projects, counts } = await this.engine.tally(matchesProjectQuery(this.engine, resource, filters).compile());
+    const { values: projects, counts } = filtersAnything(filters)
+      ? await this.engine.tally(matchesProjectQuery(this.engine, resource, filters).compile())
+      : tallied(await this.engine.runLong(projectCountsQuery(this.engine, resource, undefined).compile()));
     let total = 0;
     for (const count of counts) total += count;
     return { projects, counts, total };
@@ -371,10 +372,30 @@ function lowerBound(projects: Int32Array, project: number, from: number): number
   return low;
 }
 
-/** Counts per project as two arrays, projects ascending; projects left without records dropped. */
-function arrays(counts: ReadonlyMap<number, number>): Counts {
-  const entries = [...counts].filter(([, count]) => count > 0).sort(([a], [b]) => a - b);
-  let total = 0;
-  for (const [, count] of entries) total += count;
-  return { projects: Int32Array.from(entries, ([project]) => project), counts: Int32Array.from(entries, ([, count]) => count), total };
+/** Rows of `project` and `count`, in project order, as a tally. */
+function tallied(rows: readonly Columns[]): Tally {
+  return {
+    values: Int32Array.from(rows, (row) => (row.project === null ? -1 : Number(row.project))),
+    counts: Int32Array.from(rows, (row) => Number(row.count)),
+  };
+}
+
+/**
+ * Every record's counts less those `leftOut` tallies (a subset of them), projects left without
+ * records dropped: one pass over both, each in project order (a map sorted after took tens of
+ * milliseconds of the event loop for 60,000 projects).
+ */
+function less(all: Pick<Counts, 'projects' | 'counts'>, leftOut: Tally): Counts {
+  const [projects, counts] = [new Int32Array(all.projects.length), new Int32Array(all.projects.length)];
+  let [length, total, out] = [0, 0, 0];
+  for (let index = 0; index < all.projects.length; index += 1) {
+    const project = all.projects[index];
+    while (out < leftOut.values.length && leftOut.values[out] < project) out += 1;
+    const count = all.counts[index] - (leftOut.values[out] === project ? leftOut.counts[out] : 0);
+    if (count <= 0) continue;
+    projects[length] = project;
+    counts[length++] = count;
+    total += count;
+  }
+  return { projects: projects.subarray(0, length), counts: counts.subarray(0, length), total };
 }
