@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CompiledQuery } from 'kysely';
-import { openEngine, tallyOf, type Engine } from '../src/store/engine/index.ts';
+import { openEngine, tallyOf, tallyOfGroups, type Engine } from '../src/store/engine/index.ts';
 import { testStores, useServer } from './support/server.ts';
 
 /** The counts by value, ascending, null as -1: what a tally must equal. */
@@ -50,6 +50,15 @@ describe('tallyOf', () => {
     assert.deepEqual(pairs(tallyOf([42, 42, 42])), [[42, 3]]);
     assert.deepEqual(pairs(tallyOf([])), []);
     assert.deepEqual(pairs(tallyOf([null])), [[-1, 1]]);
+  });
+});
+
+describe('tallyOfGroups', () => {
+  test('takes rows grouped by the database, null first, and refuses them out of order', () => {
+    const rows = [{ project: null, count: '2' }, { project: 3, count: 5 }, { project: '70000', count: '1' }];
+    assert.deepEqual(pairs(tallyOfGroups(rows, 'project')), [[-1, 2], [3, 5], [70_000, 1]]);
+    assert.throws(() => tallyOfGroups([rows[1], rows[0]], 'project'), /counts by project out of order/);
+    assert.throws(() => tallyOfGroups([rows[1], rows[1]], 'project'), /out of order/);
   });
 });
 

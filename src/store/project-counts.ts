@@ -34,7 +34,7 @@ import { entityOf, RESOURCES } from '../resources/index.ts';
 import type { CacheDescription, CacheFigures } from './caches.ts';
 import { projectsChanged, stamp, VersionedCache } from './data-version.ts';
 import { describeVersioned } from './pages/shared.ts';
-import type { Columns, Engine, Tally, Versions } from './engine/index.ts';
+import { tallyOfGroups, type Engine, type Tally, type Versions } from './engine/index.ts';
 import { IdSet } from './idset.ts';
 import { matchesProjectQuery, partsCountQuery, partsProjectQuery, projectCountsQuery } from './list-sql.ts';
 import { complementParts } from './complement.ts';
@@ -258,7 +258,7 @@ export class ProjectCounts {
   private async countedAll(resource: Resource, filters: FilterTree | undefined): Promise<Counts> {
     const { values: projects, counts } = filtersAnything(filters)
       ? await this.engine.tally(matchesProjectQuery(this.engine, resource, filters).compile())
-      : tallied(await this.engine.runLong(projectCountsQuery(this.engine, resource, undefined).compile()));
+      : tallyOfGroups(await this.engine.runLong(projectCountsQuery(this.engine, resource, undefined).compile()), 'project');
     let total = 0;
     for (const count of counts) total += count;
     return { projects, counts, total };
@@ -370,14 +370,6 @@ function lowerBound(projects: Int32Array, project: number, from: number): number
     else high = middle;
   }
   return low;
-}
-
-/** Rows of `project` and `count`, in project order, as a tally. */
-function tallied(rows: readonly Columns[]): Tally {
-  return {
-    values: Int32Array.from(rows, (row) => (row.project === null ? -1 : Number(row.project))),
-    counts: Int32Array.from(rows, (row) => Number(row.count)),
-  };
 }
 
 /**

@@ -316,6 +316,20 @@ export const tallyOfRows = (rows: readonly Columns[]): Tally => tallyOf(rows.map
   return value === null ? null : Number(value);
 }));
 
+/**
+ * Rows of a value (`valueColumn`) and its `count`, grouped and ordered by the database (null
+ * first), as a tally. Checked ascending: a histogram out of order would answer wrongly.
+ */
+export function tallyOfGroups(rows: readonly Columns[], valueColumn: string): Tally {
+  const tally = { values: new Int32Array(rows.length), counts: new Int32Array(rows.length) };
+  for (const [index, row] of rows.entries()) {
+    tally.values[index] = row[valueColumn] === null ? -1 : Number(row[valueColumn]);
+    tally.counts[index] = Number(row.count);
+    if (index > 0 && tally.values[index] <= tally.values[index - 1]) throw new Error(`counts by ${valueColumn} out of order`);
+  }
+  return tally;
+}
+
 /** Runs a read, telling `observe` (the statement metrics) how long it took and whether it failed. */
 export async function timed<T>(observe: EngineOptions['onQuery'], read: () => Promise<T>): Promise<T> {
   const started = performance.now();

@@ -4,7 +4,7 @@ import { openPostgres } from './postgres.ts';
 import { openSqlite } from './sqlite.ts';
 
 export type { BulkLoad, Columns, Database, Dialect, Engine, EngineOptions, LookedUp, StorageFault, Tally, Versions } from './engine.ts';
-export { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, tallyOf, tallyOfRows } from './engine.ts';
+export { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, tallyOf, tallyOfGroups, tallyOfRows } from './engine.ts';
 
 export function openEngine(url: string, options: EngineOptions = {}): Engine {
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options);

@@ -9,7 +9,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import Cursor from 'pg-cursor';
 import { sizeOnly } from '../caches.ts';
-import { TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
+import { TABLE_VERSIONS_SQL, tallyOfGroups, VERSION_SQL, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
 import { analyzeThenRead, keyStatistics } from './key-statistics.ts';
 import { postgresDialect, withSet } from './postgres-dialect.ts';
 import { postgresLoading } from './postgres-load.ts';
@@ -60,8 +60,7 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     async tally(query) {
       // Grouped by hashing as the rows come; null first, as tallyOf puts -1.
       const grouped = { ...query, sql: `select q.v as value, count(*) as count from (${query.sql}) as q(v) group by q.v order by q.v nulls first` };
-      const rows = await read(grouped);
-      return { values: Int32Array.from(rows, (row) => (row.value === null ? -1 : Number(row.value))), counts: Int32Array.from(rows, (row) => Number(row.count)) };
+      return tallyOfGroups(await read(grouped), 'value');
     },
     async *stream(query, batchSize) {
       const client = await pool.connect();
