@@ -246,6 +246,31 @@ for (const store of testStores()) {
       }
     });
 
+    // A walk's page is ordered by the walk's own columns of its order's `is null` terms
+    // (list-sql.ts, `walked`), and a text of few keys is checked on each walked row, not listed
+    // first (filter-sql.ts): the page is the one sorting every match gives, at every offset.
+    test('a page walked in a nullable field\'s order, or checking a text of few keys row by row, is the sorted page', async () => {
+      const cases = [
+        'indicator_period_data_comment?comment__icontains=an&ordering=-created_at', 'indicator_period_data_comment?comment__icontains=an&ordering=last_modified_at',
+        'transaction?currency=EUR&ordering=-value_date', 'transaction?currency=EUR&ordering=transaction_date', 'disaggregation_target?value__gte=10&ordering=-dimension_value',
+        'budget_item?other_extra__icontains=ma&ordering=label', 'project_custom_field?name__icontains=ro&ordering=-max_characters',
+      ];
+      // SQLite's statistics count the comments' keys as few (PostgreSQL's sample may not).
+      if (server.engine.name === 'sqlite') assert.ok(server.engine.fewKeys('indicator_period_data_comment', 'comment_sortkey'), 'comments are decided on their few keys where indexed');
+      for (const path of cases) {
+        const [name, query] = path.split('?');
+        const resource = RESOURCES.find((candidate) => candidate.name === name)!;
+        const list = parseListQuery(resource, parseQueryString(query), ANONYMOUS);
+        for (const offset of [0, 90]) {
+          const page = { order: list.order, pinned: list.pinned, limit: 30, offset };
+          const ids = async (walk?: number) => (await server.engine.run((await pageQuery(server.engine, resource, ANONYMOUS, { ...page, walk }, list.filters)).compile())).map((row) => row.id);
+          const sorted = await ids();
+          assert.equal(sorted.length, 30, `${path} from ${offset}: a full page`);
+          assert.deepEqual(await ids(1_000_000), sorted, `${path} from ${offset}`);
+        }
+      }
+    });
+
     test('deep pages found in memory hold what SQL gives: in every order, to every caller, filtered, and after writes', async () => {
       const memory = new Reader(server.engine, { settledMs: 0 });
       const walking = new Reader(server.engine, { settledMs: Infinity });

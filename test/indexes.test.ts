@@ -77,6 +77,22 @@ for (const store of testStores()) {
       }
     }
 
+    // A page walked in its order (pages/in-sql.ts, `walk`) is a subquery of the walk's rows: the
+    // page's order must be seen to be the walk's own, so that the statement stops at the page's
+    // end instead of reading the walk's every row and sorting them. Nullable fields' orders too,
+    // whose `is null` term SQLite orders by (list-sql.ts, `walked`).
+    const nullable = fields((name, field) => field.orderable && field.nullable && name !== 'id');
+    for (const { resource, name } of [...nullable, ...orderable.filter(({ name }) => name === 'project').slice(0, 2)]) {
+      for (const ordering of [name, `-${name}`]) {
+        test(`a page of ${resource.name}?ordering=${ordering} walked in its order is not sorted again`, async () => {
+          const list = parseListQuery(resource, [['ordering', ordering]], ANONYMOUS);
+          const walked = await pageQuery(server.engine, resource, ANONYMOUS, { order: list.order, pinned: list.pinned, limit: 20, offset: 0, walk: 1000 }, list.filters);
+          const steps = await planOf(server.engine, walked.compile());
+          assert.doesNotMatch(steps, /TEMP B-TREE|Sort/, steps);
+        });
+      }
+    }
+
     // A deep page starts from a mark (pages/seek.ts), the marks found by walking the order from
     // the last one, reading ids and one value: both stores read them from the index alone,
     // descending too (migrations 16 and 17), rather than visit each row the walk passes for its

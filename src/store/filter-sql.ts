@@ -148,10 +148,13 @@ function condition(eb: Builder, engine: Engine, table: string, alias: string, te
       // An ordered text's prefix is a range of its key's index (counted per project from that index alone).
       const range = term.lookup === 'istartswith' && term.field.orderable ? prefixRange(part) : null;
       if (range) return eb.and([eb(keyed, '>=', range[0]), eb(keyed, '<', range[1]), like(dialect, keyed, pattern)]);
-      if (byKeys(engine, table, term)) return dialect.amongFew(keyed, sql`(${keysLike(table, sortKeyColumn(term.name), pattern)})`);
       const match = like(dialect, keyed, pattern);
-      // A page walked in its order checks each row it meets: no candidates to gather first.
-      return use === 'indexed' ? searched(dialect, table, alias, term, part, match) : match;
+      // A page walked in its order checks each row it meets: no candidates (keys or trigrams) to
+      // gather first. Listing a text's keys costs a seek each however few rows the walk reads (at
+      // scale 100, 421 keys of comments: 15 ms for a page 1 whose 30 rows LIKE checks in 0.1).
+      if (use === 'walked') return match;
+      if (byKeys(engine, table, term)) return dialect.amongFew(keyed, sql`(${keysLike(table, sortKeyColumn(term.name), pattern)})`);
+      return searched(dialect, table, alias, term, part, match);
     }
     case 'in': {
       const items = value as unknown[];

@@ -8,7 +8,7 @@ import type { FilterTree } from '../query/filters.ts';
 import { projectPathOf, SERVICE, storedFields, type Caller, type Entity, type OrderTerm, type Resource, type StoredField } from '../resources/define.ts';
 import { entityOf } from '../resources/index.ts';
 import { orderColumn } from './columns.ts';
-import type { Database, Engine } from './engine/index.ts';
+import type { Database, Engine, OrderByTerm } from './engine/index.ts';
 import { whereFilters, type FilterUse } from './filter-sql.ts';
 import { column, projectColumnOf, towardsProject, visibleProjectsQuery, visibleRecords, type Query } from './visibility.ts';
 
@@ -70,17 +70,29 @@ async function matchingRecords(engine: Engine, resource: Resource, caller: Calle
   return whereFilters(await visibleRecords(engine, resource, caller, db, from), engine, caller, resource.table, filters, use);
 }
 
-function applyOrder(engine: Engine, query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean): Query {
+/** One term of a page's ORDER BY, and whether it is a column of the table rather than an expression over one. */
+interface PageOrderTerm {
+  term: OrderByTerm;
+  isColumn: boolean;
+}
+
+/** The ORDER BY terms of a page's order on `t`: the pinned ids first where asked, then each field's as the dialect orders it. */
+function orderTerms(engine: Engine, resource: Resource, order: readonly OrderTerm[], pinned: boolean): PageOrderTerm[] {
+  const terms: PageOrderTerm[] = [];
   if (pinned && resource.pinnedOrder) {
     const positions = resource.pinnedOrder.map((id, position) => sql`when ${sql.lit(id)} then ${sql.lit(position)}`);
-    query = query.orderBy(sql`case ${column('t', 'id')} ${sql.join(positions, sql` `)} else ${sql.lit(resource.pinnedOrder.length)} end`);
+    terms.push({ term: [sql`case ${column('t', 'id')} ${sql.join(positions, sql` `)} else ${sql.lit(resource.pinnedOrder.length)} end`, 'asc'], isColumn: false });
   }
   for (const term of order) {
     const declared = field(resource, term.field);
-    for (const [expression, modifiers] of engine.dialect.orderTerms(column('t', orderColumn(term.field, declared)), declared.nullable, term.descending)) {
-      query = query.orderBy(expression, modifiers);
-    }
+    const value = column('t', orderColumn(term.field, declared));
+    for (const ordered of engine.dialect.orderTerms(value, declared.nullable, term.descending)) terms.push({ term: ordered, isColumn: ordered[0] === value });
   }
+  return terms;
+}
+
+function applyOrder(engine: Engine, query: Query, resource: Resource, order: readonly OrderTerm[], pinned: boolean): Query {
+  for (const { term: [expression, modifiers] } of orderTerms(engine, resource, order, pinned)) query = query.orderBy(expression, modifiers);
   return query;
 }
 
@@ -137,8 +149,9 @@ export async function pageQuery(engine: Engine, resource: Resource, caller: Call
   if (seek && !from) records = records.where(fromSeek(resource, page.order, seek));
   const project = page.within ? projectColumnOf(entityOf(resource.table), 't') : null;
   if (project && page.within) records = records.where(engine.dialect.inList(project as never, engine.dialect.listParameter(page.within)));
+  const ordered = from ? applyWalkedOrder(engine, records, resource, page) : applyOrder(engine, records, resource, page.order, page.pinned);
   // The ids found first are the page's own: its offset is behind them.
-  return applyOrder(engine, records, resource, page.order, page.pinned).limit(page.limit).offset(page.idsFirst || page.among ? 0 : page.offset);
+  return ordered.limit(page.limit).offset(page.idsFirst || page.among ? 0 : page.offset);
 }
 
 /**
@@ -236,12 +249,32 @@ export async function wholeListQuery(engine: Engine, resource: Resource, caller:
  * The first `walk` records of the table in the page's order (from `seek` on), as `t`: a walk
  * that meets no more rows than that whatever the filters (pages/in-sql.ts falls back to another
  * way where it found too few). A subquery with a LIMIT is not merged into a query that joins.
+ * Its order's terms that are not columns of the table (SQLite's `x is null` before a nullable
+ * field, a pinned order's `case`) are selected as columns of the walk (`walkedOrder`), and the
+ * page is ordered by those: SQLite then sees the walk's rows come in the page's order and stops
+ * at the page's end, where the same expressions made it read the walk's every row and sort them
+ * (at scale 100, comments holding `he` by `-created_at`, page 1: 3.3 ms so, 0.2 ms now).
  */
 function walked(engine: Engine, resource: Resource, page: PageRequest, seek?: Seek): Query {
   let rows: Query = engine.db.selectFrom(`${resource.table} as t`).selectAll('t');
+  const terms = orderTerms(engine, resource, page.order, page.pinned);
+  terms.forEach(({ term: [expression], isColumn }, position) => {
+    if (!isColumn) rows = rows.select(sql`${expression}`.as(walkedOrder(position)));
+  });
   if (seek) rows = rows.where(fromSeek(resource, page.order, seek));
-  rows = applyOrder(engine, rows, resource, page.order, page.pinned).limit(page.walk as number);
-  return engine.db.selectFrom(rows.as('t'));
+  for (const { term: [expression, modifiers] } of terms) rows = rows.orderBy(expression, modifiers);
+  return engine.db.selectFrom(rows.limit(page.walk as number).as('t'));
+}
+
+/** The name a walk selects its order's `position`th term under, where that term is not a column. */
+const walkedOrder = (position: number) => `_order_${position}`;
+
+/** A page of a walk (`walked`) in the walk's own order: its terms that are not columns by the walk's columns of them. */
+function applyWalkedOrder(engine: Engine, query: Query, resource: Resource, page: PageRequest): Query {
+  orderTerms(engine, resource, page.order, page.pinned).forEach(({ term: [expression, modifiers], isColumn }, position) => {
+    query = query.orderBy(isColumn ? expression : column('t', walkedOrder(position)), modifiers);
+  });
+  return query;
 }
 
 /**
