@@ -79,8 +79,9 @@ for (const store of testStores()) {
 
     // A page walked in its order (pages/in-sql.ts, `walk`) is a subquery of the walk's rows: the
     // page's order must be seen to be the walk's own, so that the statement stops at the page's
-    // end instead of reading the walk's every row and sorting them. Nullable fields' orders too,
-    // whose `is null` term SQLite orders by (list-sql.ts, `walked`).
+    // end instead of reading the walk's every row and sorting them: in every nullable field's
+    // order, whose `is null` term SQLite orders by (list-sql.ts, `walked`), and in two lists'
+    // orders by their project, never null, whose terms are columns already.
     const nullable = fields((name, field) => field.orderable && field.nullable && name !== 'id');
     for (const { resource, name } of [...nullable, ...orderable.filter(({ name }) => name === 'project').slice(0, 2)]) {
       for (const ordering of [name, `-${name}`]) {
