@@ -27,10 +27,13 @@ export class RelatedRows {
   private readonly statements = new Map<string, CompiledQuery>();
   private readonly engine: Engine;
   private readonly settling: Settling;
+  /** The most rows a table kept whole may hold (SMALL_TABLE; smaller in tests). */
+  private readonly smallTable: number;
 
-  constructor(engine: Engine, settling: Settling) {
+  constructor(engine: Engine, settling: Settling, smallTable = SMALL_TABLE) {
     this.engine = engine;
     this.settling = settling;
+    this.smallTable = smallTable;
   }
 
   /** Rows of `entity` whose `columnName` is one of `values`, in no particular order. */
@@ -72,10 +75,10 @@ export class RelatedRows {
       // A larger table is told by skipping SMALL_TABLE entries of its narrowest index, no row
       // read, not by its first 20,001 rows read and dropped (at scale 100, users' and
       // organisations': 470 ms for a page's first answer).
-      const past = this.engine.db.selectFrom(`${entity.table} as t`).select(sql.lit(1).as('past')).limit(1).offset(SMALL_TABLE);
+      const past = this.engine.db.selectFrom(`${entity.table} as t`).select(sql.lit(1).as('past')).limit(1).offset(this.smallTable);
       if ((await this.engine.runLong(past.compile())).length) return null;
-      const rows = await this.engine.runLong(selectColumns(this.engine.db.selectFrom(`${entity.table} as t`), entity).limit(SMALL_TABLE + 1).compile());
-      if (rows.length > SMALL_TABLE) return null; // grown since
+      const rows = await this.engine.runLong(selectColumns(this.engine.db.selectFrom(`${entity.table} as t`), entity).limit(this.smallTable + 1).compile());
+      if (rows.length > this.smallTable) return null; // grown since
       // Shared by every answer from now on: frozen, so that none can change what another shows.
       return new Map(rows.map((columns) => {
         const row = Object.freeze(fromColumns(entity, this.engine.dialect, columns));
