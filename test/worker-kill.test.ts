@@ -65,6 +65,8 @@ interface Outcome {
   port: number;
   /** A write answered 201: the record's id and the url written. */
   created?: { id: number; url: string };
+  /** Any other answer's body (what a failure message shows). */
+  body?: string;
 }
 
 /** One request on a connection of its own (the primary deals each new connection to a worker). */
@@ -72,14 +74,14 @@ function send(base: string, kind: 'read' | 'write', path: string, headers: Recor
   const started = performance.now();
   return new Promise((resolve) => {
     let port = 0;
-    const done = (result: number | string, created?: Outcome['created']) => resolve({ kind, result, started, ended: performance.now(), port, created });
+    const done = (result: number | string, created?: Outcome['created'], body?: string) => resolve({ kind, result, started, ended: performance.now(), port, created, body });
     const outgoing = http.request(`${base}${path}`, { method: body ? 'POST' : 'GET', agent: false, headers, timeout: 20_000 }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
       response.on('end', () => {
         const status = response.statusCode ?? 0;
-        if (status !== 201) return done(status);
+        if (status !== 201) return done(status, undefined, status === 200 ? undefined : Buffer.concat(chunks).toString());
         const record = JSON.parse(Buffer.concat(chunks).toString()) as { id: number; url: string };
         done(status, { id: record.id, url: record.url });
       });
@@ -148,7 +150,10 @@ for (const store of testStores()) {
         assert.equal((await runCli(['import', FIXTURE], { DATABASE_URL: url })).code, 0);
         const key = (await runCli(['token', 'create', '--email', 'ana@example.org'], { DATABASE_URL: url })).stdout.trim();
         phase('imported');
-        const running = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4', METRICS_TOKEN });
+        // About a worker's death, not shedding load: a machine busy with other work must not make
+        // the survivor answer 503 here (one CI run met a 503 of unrecorded cause; a 5xx's body is
+        // now in the failure message).
+        const running = await startCliServer([], { DATABASE_URL: url, WORKERS: '2', DATABASE_POOL_SIZE: '4', METRICS_TOKEN, MAX_EVENT_LOOP_DELAY_MS: '60000' });
         server = running;
         const base = running.base;
         const serverPort = Number(new URL(base).port);
@@ -217,7 +222,8 @@ for (const store of testStores()) {
         const failedHeld = failed.filter((outcome) => victimPorts.has(outcome.port)).length;
         t.diagnostic(`${store.name}: ${outcomes.length} requests (${outcomes.filter((outcome) => outcome.kind === 'write').length} writes), statuses ${JSON.stringify(counted)}; the replacement listened ${Math.round(replaced - killed)} ms after the kill`);
         t.diagnostic(`${store.name}: failed ${failed.length}: ${failedHeld} on connections the killed worker held (${victimPorts.size} at the kill, the other worker ${survivorPorts.size}), ${failed.length - failedHeld} handed to it and never taken (the primary closed ${handedOver}); held writes: ${heldAnswers.map((answer) => answer.split('\r\n')[0] || 'closed unanswered').join('; ')}`);
-        assert.equal(outcomes.filter((outcome) => typeof outcome.result === 'number' && outcome.result >= 500).length, 0, `no 5xx: ${JSON.stringify(counted)}; ${/^.*"level":50.*$/m.exec(running.output())?.[0]}`);
+        const answered5xx = outcomes.filter((outcome) => typeof outcome.result === 'number' && outcome.result >= 500);
+        assert.equal(answered5xx.length, 0, `no 5xx: ${JSON.stringify(counted)}; ${answered5xx.map((outcome) => `${outcome.result} ${outcome.body}`).join('; ')}`);
         for (const outcome of outcomes) {
           if (typeof outcome.result === 'number') assert.equal(outcome.result, outcome.kind === 'write' ? 201 : 200, JSON.stringify(outcome));
           else {
