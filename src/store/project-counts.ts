@@ -32,7 +32,8 @@ import { filterKey, filtersAnything, ownFieldsOnly, type FilterTree } from '../q
 import { projectPathOf, SERVICE, type Caller, type Resource } from '../resources/define.ts';
 import { entityOf, RESOURCES } from '../resources/index.ts';
 import type { CacheDescription, CacheFigures } from './caches.ts';
-import { projectsChanged, stamp, VersionedCache } from './data-version.ts';
+import type { ChangedProjects } from './changed-projects.ts';
+import { stamp, VersionedCache } from './data-version.ts';
 import { describeVersioned } from './pages/shared.ts';
 import { tallyOfGroups, type Engine, type Tally, type Versions } from './engine/index.ts';
 import { IdSet } from './idset.ts';
@@ -92,6 +93,8 @@ const EVERY = new IdSet();
 
 export class ProjectCounts {
   private readonly engine: Engine;
+  /** What the change log says of a stretch of versions, asked once for every entry behind. */
+  private readonly changes: ChangedProjects;
   private readonly histograms = new Map<string, Promise<Histogram>>();
   /** What each settled histogram holds (projects), and all of them. */
   private readonly weights = new Map<string, number>();
@@ -108,8 +111,9 @@ export class ProjectCounts {
 
   private readonly neighbours: Neighbours<SharedHistogram> | undefined;
 
-  constructor(engine: Engine, neighbours?: Neighbours<SharedHistogram>) {
+  constructor(engine: Engine, changes: ChangedProjects, neighbours?: Neighbours<SharedHistogram>) {
     this.engine = engine;
+    this.changes = changes;
     this.neighbours = neighbours;
     neighbours?.hear((histogram) => this.take(histogram));
   }
@@ -215,7 +219,7 @@ export class ProjectCounts {
   private async bringUp(resource: Resource, filters: FilterTree | undefined, key: string, histogram: Histogram, version: number): Promise<void> {
     const update = histogram.updating.then(async () => {
       if (histogram.version >= version) return;
-      const changed = await projectsChanged(this.engine, resource.table, histogram.version, version);
+      const changed = await this.changes.between(resource.table, histogram.version, version);
       const fresh = changed
         ? patched(histogram, changed, await this.countedFor(resource, filters, [...changed]))
         : await this.countedWhole(resource, filters, this.engine.versionNow() ?? (await this.engine.version()));

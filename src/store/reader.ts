@@ -20,6 +20,7 @@ import { SERVICE, type Caller, type Entity, type Lookup, type Resource, type Row
 import { entityOf } from '../resources/index.ts';
 import { tablesRead } from '../resources/reads.ts';
 import type { CacheDescription } from './caches.ts';
+import { ChangedProjects } from './changed-projects.ts';
 import { fromColumns } from './columns.ts';
 import { stamp, VersionedCache } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
@@ -50,16 +51,18 @@ export class Reader {
   private readonly sql: SqlPages;
   readonly kept: KeptMatches;
   private readonly settling: Settling;
+  private readonly changes: ChangedProjects;
 
   /** `neighbours`: the service's other workers, sharing counts per project and kept matches (commands/cluster-sharing.ts). */
   constructor(engine: Engine, options: { settledMs?: number; neighbours?: { counts?: Neighbours<SharedHistogram>; matches?: Neighbours<SharedMatches> } } = {}) {
     this.engine = engine;
     this.settling = new Settling(options.settledMs ?? SETTLED_MS);
+    this.changes = new ChangedProjects(engine);
     const tableSize = (resource: Resource) => this.count(resource, SERVICE);
-    this.projectCounts = new ProjectCounts(engine, options.neighbours?.counts);
+    this.projectCounts = new ProjectCounts(engine, this.changes, options.neighbours?.counts);
     this.memory = new MemoryPages(engine, this.settling, tableSize);
-    this.seeks = new SeekMarks(engine);
-    this.kept = new KeptMatches(engine, this.settling, options.neighbours?.matches);
+    this.seeks = new SeekMarks(engine, this.changes);
+    this.kept = new KeptMatches(engine, this.settling, this.changes, options.neighbours?.matches);
     this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters, most) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters), most) : null), this.kept);
     this.related = new RelatedRows(engine, this.settling);
   }
@@ -139,6 +142,7 @@ export class Reader {
       ...this.sql.caches(),
       ...this.kept.caches(),
       ...this.related.caches(),
+      ...this.changes.caches(),
     ];
   }
 

@@ -14,6 +14,8 @@ export class VersionWatch {
   private known: Versions | undefined;
   /** Moves on with every change heard of: a read begun before it cannot be trusted after. */
   private changes = 0;
+  /** The read of the versions under way, and the count of changes when it began. */
+  private reading: { mark: number; versions: Promise<Versions> } | null = null;
   private client: pg.Client | null = null;
   private listening = false;
   private waiting = false;
@@ -35,13 +37,31 @@ export class VersionWatch {
     return this.listening ? this.known : undefined;
   }
 
-  /** A mark to hand back to `remember` with the version read after taking it. */
-  mark(): number {
-    return this.changes;
-  }
-
-  remember(mark: number, versions: Versions): void {
-    if (this.listening && mark === this.changes) this.known = versions;
+  /**
+   * The versions: held, or read by `read`. Requests that find them unknown together share one
+   * read begun since the last change heard of; one begun before it is not shared, since it may
+   * not show that change. Each request had read them on its own: under the mix with 5 % writes
+   * (one worker, scale 1) 9,742 of the 16,227 statements run in 8 s were these reads; shared, 531
+   * of 10,700.
+   */
+  versions(read: () => Promise<Versions>): Promise<Versions> {
+    const held = this.now();
+    if (held !== undefined) return Promise.resolve(held);
+    const mark = this.changes;
+    if (this.reading?.mark === mark) return this.reading.versions;
+    const reading = {
+      mark,
+      versions: read().then((versions) => {
+        if (this.listening && mark === this.changes) this.known = versions;
+        return versions;
+      }),
+    };
+    this.reading = reading;
+    const done = () => {
+      if (this.reading === reading) this.reading = null;
+    };
+    reading.versions.then(done, done);
+    return reading.versions;
   }
 
   /** Data changed (heard from PostgreSQL, or committed here): the next answer reads the version. */

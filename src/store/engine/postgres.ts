@@ -17,6 +17,8 @@ import { isUnavailable, openPool, PREPARED_MAX, storageFault } from './postgres-
 import { postgresFewKeys } from './postgres-statistics.ts';
 import { CHANGES_CHANNEL, VersionWatch } from './postgres-watch.ts';
 
+const VERSIONS_SQL = `select null as name, version from (${VERSION_SQL}) as data union all ${TABLE_VERSIONS_SQL}`;
+
 export function openPostgres(url: string, options: EngineOptions = {}): Engine {
   const { pool, read, names } = openPool(url, options);
   const observe = options.onQuery;
@@ -79,16 +81,12 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
     ...loading,
     analyze: analyzeThenRead(loading.analyze, statistics),
     versionNow: () => watch.now(),
-    async version() {
-      const now = watch.now();
-      if (now !== undefined) return now;
-      const mark = watch.mark();
-      const [row] = (await db.executeQuery<{ version: number }>(CompiledQuery.raw(VERSION_SQL))).rows;
-      const tables = (await db.executeQuery<{ name: string; version: number }>(CompiledQuery.raw(TABLE_VERSIONS_SQL))).rows;
-      const versions = versionsOf(Number(row?.version ?? 0), tables.map(({ name, version }) => [name, version] as const));
-      watch.remember(mark, versions);
-      return versions;
-    },
+    version: () => watch.versions(async () => {
+      // One statement, one snapshot: the data version and the tables' (the data's row has no name).
+      const { rows } = await db.executeQuery<{ name: string | null; version: number }>(CompiledQuery.raw(VERSIONS_SQL));
+      const data = rows.find((row) => row.name === null);
+      return versionsOf(Number(data?.version ?? 0), rows.flatMap(({ name, version }) => (name === null ? [] : [[name, version] as const])));
+    }),
     changed: () => watch.changed(),
     async announceChange(within) {
       await sql`notify ${sql.raw(CHANGES_CHANNEL)}`.execute(within);

@@ -30,7 +30,8 @@ import type { Caller, Resource } from '../../resources/define.ts';
 import { entityOf } from '../../resources/index.ts';
 import type { CacheDescription } from '../caches.ts';
 import { projectColumnName } from '../columns.ts';
-import { projectsChanged, VersionedCache } from '../data-version.ts';
+import type { ChangedProjects } from '../changed-projects.ts';
+import { VersionedCache } from '../data-version.ts';
 import type { Engine } from '../engine/index.ts';
 import { IdSet } from '../idset.ts';
 import { filterMatchQuery, projectMatchesQuery } from '../list-sql.ts';
@@ -63,11 +64,14 @@ export class KeptMatches {
   patches = 0;
   projectsRead = 0;
   private readonly engine: Engine;
+  /** What the change log says of a stretch of versions, asked once for every entry behind. */
+  private readonly changes: ChangedProjects;
   private readonly settling: Settling;
   private readonly neighbours: Neighbours<SharedMatches> | undefined;
 
-  constructor(engine: Engine, settling: Settling, neighbours?: Neighbours<SharedMatches>) {
+  constructor(engine: Engine, settling: Settling, changes: ChangedProjects, neighbours?: Neighbours<SharedMatches>) {
     this.engine = engine;
+    this.changes = changes;
     this.settling = settling;
     this.neighbours = neighbours;
     neighbours?.hear((shared) => this.take(shared));
@@ -120,7 +124,7 @@ export class KeptMatches {
 
   /** The set at `older`'s version brought to `version`: the projects changed since read again (all, where the log cannot name them). */
   private async patched(resource: Resource, caller: Caller, filters: FilterTree, key: string, older: { version: number; value: Promise<IdSet> }, version: number): Promise<IdSet> {
-    const [set, changed] = await Promise.all([older.value.catch(() => null), projectsChanged(this.engine, resource.table, older.version, version)]);
+    const [set, changed] = await Promise.all([older.value.catch(() => null), this.changes.between(resource.table, older.version, version)]);
     if (!set || !changed || changed.size > PATCH_PROJECTS) return this.read(resource, caller, filters, key, version);
     const projects = [...changed];
     // A few projects' records, through the project's index: read at once on the service's own

@@ -35,7 +35,8 @@ import { storedFields, type Caller, type Resource } from '../../resources/define
 import { entityOf } from '../../resources/index.ts';
 import { tablesRead } from '../../resources/reads.ts';
 import type { CacheDescription } from '../caches.ts';
-import { projectsChanged, VersionedCache } from '../data-version.ts';
+import type { ChangedProjects } from '../changed-projects.ts';
+import { VersionedCache } from '../data-version.ts';
 import { orderValue, projectColumnName } from '../columns.ts';
 import type { Columns, Engine } from '../engine/index.ts';
 import { aroundQuery, marksQuery, walkQuery, type PageRequest, type Seek } from '../list-sql.ts';
@@ -119,9 +120,12 @@ export class SeekMarks {
   /** The version of each resource's tables last seen, and since when (-Infinity: the first seen). */
   private readonly versions = new Map<string, { version: number; since: number }>();
   private readonly engine: Engine;
+  /** What the change log says of a stretch of versions, asked once for every entry behind. */
+  private readonly changes: ChangedProjects;
 
-  constructor(engine: Engine) {
+  constructor(engine: Engine, changes: ChangedProjects) {
     this.engine = engine;
+    this.changes = changes;
   }
 
   /** Where the page's SQL starts and how far past that its offset is; null to read it from the start. */
@@ -197,7 +201,7 @@ export class SeekMarks {
     if (!older?.projects || (!older.ended && older.positions.length <= wanted)) return null;
     const versions = this.engine.versionNow() ?? (await this.engine.version());
     if (tablesRead(resource).some((table) => table !== resource.table && (versions.tables.get(table) ?? 0) > older.notedAt)) return null;
-    const changed = await projectsChanged(this.engine, resource.table, older.notedAt, version);
+    const changed = await this.changes.between(resource.table, older.notedAt, version);
     if (!changed || changed.size > CARRY_PROJECTS) return null;
     this.carries += 1;
     // Its own copy of the positions: those noted later at the older version have no projects here.

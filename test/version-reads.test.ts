@@ -1,0 +1,54 @@
+/**
+ * PostgreSQL's data versions (store/engine/postgres-watch.ts): the requests that find them
+ * unknown together share one read begun since the last change, instead of each reading them (three
+ * statements in five under writes); a request after a change does not share a read begun
+ * before it, and sees the change. SQLite reads its versions itself once a turn (sqlite-versions.ts).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { changeData } from '../src/store/data-version.ts';
+import { openEngine } from '../src/store/engine/index.ts';
+import { migrate } from '../src/store/migrations.ts';
+import { testStores } from './support/server.ts';
+
+const postgres = testStores().find((store) => store.name === 'postgres');
+
+describe('data versions read once for the requests waiting for them (postgres)', { skip: postgres ? false : 'TEST_POSTGRES_URL is not set' }, () => {
+  test('twenty requests after a change: one statement; those after a further change read again, and see it', async () => {
+    const database = await postgres!.create();
+    let statements = 0;
+    const engine = openEngine(database.url, { onQuery: () => (statements += 1) });
+    try {
+      await migrate(engine);
+      await engine.version();
+
+      engine.changed();
+      let before = statements;
+      const together = await Promise.all(Array.from({ length: 20 }, () => engine.version()));
+      assert.equal(statements - before, 1, 'one read for all twenty');
+      assert.ok(together.every((versions) => versions === together[0]));
+
+      // A change heard while a read is under way: the requests after it do not share that read.
+      engine.changed();
+      before = statements;
+      const heard = Array.from({ length: 5 }, () => engine.version());
+      engine.changed();
+      await Promise.all([...heard, ...Array.from({ length: 5 }, () => engine.version())]);
+      assert.equal(statements - before, 2, 'a read for the five before the change, one for the five after');
+
+      // A read under way, then a change made here: the requests after it see the change.
+      engine.changed();
+      const earlier = Promise.all(Array.from({ length: 5 }, () => engine.version()));
+      await changeData(engine, ['link'], async () => undefined);
+      const written = Number((await engine.db.selectFrom('data_version').select('version').executeTakeFirstOrThrow()).version);
+      before = statements;
+      const later = await Promise.all(Array.from({ length: 5 }, () => engine.version()));
+      assert.equal(statements - before, 1, 'one read for the five after the change');
+      assert.deepEqual(later.map((versions) => [versions.data, versions.tables.get('link')]), Array.from({ length: 5 }, () => [written, written]));
+      await earlier;
+    } finally {
+      await engine.close();
+      await database.drop();
+    }
+  });
+});
