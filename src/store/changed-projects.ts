@@ -14,9 +14,12 @@ import type { Engine } from './engine/index.ts';
 
 /** Stretches answered, the oldest forgotten first: a write makes one per table and version of an entry behind. */
 const KEPT = 1000;
+/** An answer naming more projects is given but not kept (a long stretch of writes): at most this many ids in one. */
+const KEPT_PROJECTS = 256;
 
 export class ChangedProjects {
-  private readonly answers = new Map<string, Promise<ReadonlySet<number> | null>>();
+  /** Each stretch's answer, and the projects it names once read (0 before). */
+  private readonly answers = new Map<string, { projects: Promise<ReadonlySet<number> | null>; weight: number }>();
   private readonly engine: Engine;
   private hits = 0;
   private misses = 0;
@@ -31,22 +34,33 @@ export class ChangedProjects {
     const kept = this.answers.get(key);
     if (kept) {
       this.hits += 1;
-      return kept;
+      return kept.projects;
     }
     this.misses += 1;
-    const answer = projectsChanged(this.engine, table, from, to);
-    this.answers.set(key, answer);
-    // A failed read is not an answer: the next to ask reads again.
-    answer.catch(() => this.answers.get(key) === answer && this.answers.delete(key));
+    const entry = { projects: projectsChanged(this.engine, table, from, to), weight: 0 };
+    this.answers.set(key, entry);
+    // A failed read is not an answer, nor is a long one kept: the next to ask reads again.
+    entry.projects.then((projects) => {
+      if (this.answers.get(key) !== entry) return;
+      if ((projects?.size ?? 0) > KEPT_PROJECTS) this.answers.delete(key);
+      else entry.weight = projects?.size ?? 0;
+    }, () => this.answers.get(key) === entry && this.answers.delete(key));
     if (this.answers.size > KEPT) this.answers.delete(this.answers.keys().next().value as string);
-    return answer;
+    return entry.projects;
+  }
+
+  /** Projects named by the answers kept. */
+  private get weight(): number {
+    let weight = 0;
+    for (const entry of this.answers.values()) weight += entry.weight;
+    return weight;
   }
 
   /** Its cache, for the registry (caches.ts). */
   caches(): CacheDescription[] {
     return [{
-      name: 'changed_projects', holds: 'the projects the change log names for a table between two versions', key: 'table, the two versions', bound: `${KEPT.toLocaleString('en')} stretches`,
-      stale: 'never (what changed between two versions stays so)', figures: () => ({ entries: this.answers.size, hits: this.hits, misses: this.misses, weight: 0 }),
+      name: 'changed_projects', holds: 'the projects the change log names for a table between two versions', key: 'table, the two versions', bound: `${KEPT.toLocaleString('en')} stretches of at most ${KEPT_PROJECTS} projects each (longer ones answered, not kept)`,
+      stale: 'never (what changed between two versions stays so)', figures: () => ({ entries: this.answers.size, hits: this.hits, misses: this.misses, weight: this.weight }),
     }];
   }
 }
