@@ -23,10 +23,15 @@ for (const store of testStores()) {
       const lookedUp = async (bound: number) => {
         const related = new RelatedRows(server.engine, new Settling(0), bound);
         const rows = await related.inOrder(organisation, wanted);
-        return { ids: rows.map((row) => row.id), kept: related.tables.figures().weight };
+        return { rows, kept: related.tables.figures().weight };
       };
-      assert.deepEqual(await lookedUp(size), { ids: wanted, kept: size });
-      assert.deepEqual(await lookedUp(size - 1), { ids: wanted, kept: 0 });
+      const whole = await lookedUp(size);
+      const byId = await lookedUp(size - 1);
+      assert.deepEqual([whole.kept, byId.kept], [size, 0]);
+      assert.deepEqual(whole.rows.map((row) => row.id), wanted);
+      assert.deepEqual(whole.rows, byId.rows);
+      const names = await server.engine.db.selectFrom('organisation').select(['id', 'name']).where('id', 'in', wanted).execute();
+      assert.deepEqual(whole.rows.map((row) => row.name), wanted.map((id) => names.find((row) => row.id === id)?.name));
     });
   });
 }

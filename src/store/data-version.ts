@@ -105,21 +105,6 @@ async function logChange(trx: Transaction<Database>, version: number, tables: re
   if (version % 1000 === 0) await trx.deleteFrom('change_log').where('version', '<', version - LOG_VERSIONS).execute();
 }
 
-/**
- * The projects whose records of `table` changed after version `from` up to `to`, or null where
- * the log does not say (a change of the whole table, or a stretch older than the log keeps).
- */
-export async function projectsChanged(engine: Engine, table: string, from: number, to: number): Promise<Set<number> | null> {
-  if (to - from > LOG_VERSIONS / 2) return null;
-  const rows = await engine.run(engine.db.selectFrom('change_log').select('project').where('tbl', '=', table).where('version', '>', from).where('version', '<=', to).compile());
-  const projects = new Set<number>();
-  for (const row of rows) {
-    if (row.project === null || row.project === undefined) return null;
-    projects.add(Number(row.project));
-  }
-  return projects;
-}
-
 const MAX_ENTRIES = 5000;
 
 /**
