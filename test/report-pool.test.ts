@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { Readable } from 'node:stream';
 import { before, describe, test } from 'node:test';
 import { generateDemo } from '../demo/generate.ts';
+import { allocatorTrims, trimAllocator } from '../src/ops/allocator.ts';
 import { ReportPool } from '../src/reports/pool.ts';
 import type { ReportTask } from '../src/reports/thread.ts';
 import { SERVICE } from '../src/resources/define.ts';
@@ -108,6 +109,21 @@ for (const store of testStores()) {
         app.reports = before;
         await pool.close();
       }
+    });
+
+    test('a thread that ends has the C allocator give back what it freed', { timeout: 120_000 }, async (t) => {
+      const pool = new ReportPool({ databaseUrl: server.url, threads: 1, perCaller: 1, queue: 1 });
+      const made = await pool.make(OVERVIEW, 'a', new AbortController().signal);
+      assert.equal((made.body as Buffer).subarray(0, 5).toString(), '%PDF-');
+      if (!(await trimAllocator())) {
+        await pool.close();
+        return t.skip('no glibc: nothing to trim');
+      }
+      const before = allocatorTrims();
+      // Closed, the pool's thread ends as an idle one does.
+      await pool.close();
+      await until(() => allocatorTrims().count > before.count);
+      assert.equal(allocatorTrims().count, before.count + 1);
     });
   });
 }

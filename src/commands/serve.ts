@@ -10,6 +10,7 @@ import { CompiledQuery } from 'kysely';
 import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
 import { listenForMetrics, type MetricsSource } from '../http/metrics-listener.ts';
+import { trimAllocator } from '../ops/allocator.ts';
 import { releaseHeapWhenIdle } from '../ops/heap-release.ts';
 import { createLogger, type Logger } from '../ops/logger.ts';
 import { Metrics } from '../ops/metrics.ts';
@@ -146,10 +147,11 @@ async function listen(config: Config, logger: Logger, metrics: Metrics, engine: 
   if (!cluster.isWorker && config.metricsListener) stopMetrics = await serveMetrics(config, logger, metrics);
   // Fastify's own start-up line, with where the API is and what it serves.
   await app.listen({ port: config.port, host: config.host, listenTextResolver: listening });
-  // A burst of requests grows the heap far past what it holds: given back once they stop.
+  // A burst of requests grows the heap far past what it holds: given back once they stop, and
+  // what the C allocator then holds free with it.
   let requests = 0;
   app.server.on('request', () => (requests += 1));
-  stopReleasing = releaseHeapWhenIdle(() => requests);
+  stopReleasing = releaseHeapWhenIdle(() => requests, undefined, () => void trimAllocator());
   // Every list's count is needed by its every page: counted per project now, beside the first
   // requests, rather than by one of them (kept across writes from then on). Every second worker
   // starts from the last list: two meet halfway, each keeping what the other counted.

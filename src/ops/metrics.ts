@@ -4,6 +4,7 @@
  * the process (event-loop lag, memory, CPU). Knows nothing of HTTP: the server feeds it.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { allocatorTrims } from './allocator.ts';
 import { clusterMetrics } from './cluster-metrics.ts';
 
 /** Latency buckets in seconds, from a cached answer (< 1 ms) to a large report. */
@@ -15,6 +16,13 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry, prefix: 'rsr_api_' });
+    const trimmed = (read: (figures: ReturnType<typeof allocatorTrims>) => number) =>
+      function (this: Counter) {
+        this.reset();
+        this.inc(read(allocatorTrims()));
+      };
+    new Counter({ name: 'rsr_api_allocator_trims_total', help: 'Times the C allocator was asked to give back the memory it held free: once a report thread ended, or once idle after a burst of requests.', registers: [processRegistry], collect: trimmed((figures) => figures.count) });
+    new Counter({ name: 'rsr_api_allocator_trimmed_bytes_total', help: 'Resident bytes those trims gave back to the system.', registers: [processRegistry], collect: trimmed((figures) => figures.bytes) });
   }
   return processRegistry;
 }

@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { trimAllocator } from '../ops/allocator.ts';
 import { threadArguments } from '../ops/thread-arguments.ts';
 import type { PortMessage, ReportResult, ReportTask, ThreadOptions } from './thread.ts';
 
@@ -74,6 +75,10 @@ export class ReportPool {
       // The lowest priority (where the system lets a thread lower its own): a core the API wants is the API's.
       niceIncrement: NICE,
       workerData: { databaseUrl: options.databaseUrl } satisfies ThreadOptions,
+    });
+    // What an ended thread allocated stays with the C allocator, free but resident: given back.
+    this.pool.on('workerCreate', (created: { id: number }) => {
+      this.pool.threads.find((thread) => thread.threadId === created.id)?.once('exit', () => void trimAllocator());
     });
   }
 
