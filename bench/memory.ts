@@ -3,7 +3,8 @@
  * issue 24 names: after start, after the mixed scenario's reads (BENCH_MIXED_WARM_UP seconds of
  * warm-up, then BENCH_MIXED_DURATION measured), right after the eleven heavy report downloads of
  * the largest organisation at once, and 40 s later (a report thread ends after 30 s unused); and 5 s
- * after the mix, once each thread idle for 2 s has given back its heap (src/ops/heap-release.ts).
+ * after the mix and after the downloads, once each thread idle for 2 s has given back its heap
+ * (src/ops/heap-release.ts).
  * Run it built (`npm run build`) to measure what the Docker image runs: from the TypeScript
  * sources each thread also holds tsx. Writes bench/results/memory.json.
  *
@@ -45,7 +46,9 @@ async function run(scale: number) {
     note('5 s later');
     const downloads = await downloadAll(server, organisation, keys);
     note('right after the downloads');
-    await sleep(40_000);
+    await sleep(5000);
+    note('5 s after the downloads');
+    await sleep(35_000);
     note('40 s later');
     const mixed = { requestsPerSecond: Math.round(mix.requests.average), p99Ms: mix.latency.p99, errors: mix.errors + mix.timeouts };
     return { scale, organisation, built: existsSync(join(root, 'dist')), mixed, downloads: downloads.map(({ status, ms }) => ({ status, ms })), points };

@@ -115,11 +115,13 @@ for (const store of testStores()) {
       const pool = new ReportPool({ databaseUrl: server.url, threads: 1, perCaller: 1, queue: 1 });
       const made = await pool.make(OVERVIEW, 'a', new AbortController().signal);
       assert.equal((made.body as Buffer).subarray(0, 5).toString(), '%PDF-');
-      if (!(await trimAllocator())) {
+      // A trim counts where the C library has one (glibc): the count the ended thread moves.
+      await trimAllocator();
+      const before = allocatorTrims();
+      if (before.count === 0) {
         await pool.close();
         return t.skip('no glibc: nothing to trim');
       }
-      const before = allocatorTrims();
       // Closed, the pool's thread ends as an idle one does.
       await pool.close();
       await until(() => allocatorTrims().count > before.count);

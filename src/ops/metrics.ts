@@ -22,7 +22,7 @@ function processMetrics(): Registry {
         this.inc(read(allocatorTrims()));
       };
     new Counter({ name: 'rsr_api_allocator_trims_total', help: 'Times the C allocator was asked to give back the memory it held free: once a report thread ended, or once idle after a burst of requests.', registers: [processRegistry], collect: trimmed((figures) => figures.count) });
-    new Counter({ name: 'rsr_api_allocator_trimmed_bytes_total', help: 'Resident bytes those trims gave back to the system.', registers: [processRegistry], collect: trimmed((figures) => figures.bytes) });
+    new Counter({ name: 'rsr_api_allocator_trimmed_bytes_total', help: 'Resident memory those trims gave back to the system, in bytes (the process\'s before each trim less after it).', registers: [processRegistry], collect: trimmed((figures) => figures.bytes) });
   }
   return processRegistry;
 }

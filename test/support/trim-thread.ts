@@ -2,8 +2,8 @@
  * Run as a process of its own by test/allocator.test.ts: a worker thread allocates about 100 MiB
  * of small native blocks and keeps one in 64, freeing the rest (as a report thread's buffers are
  * freed around what lives on), then idles; this thread notes the process's resident memory before,
- * with the thread's freed blocks, and after `trimAllocator()`. Prints them in MiB, and whether the
- * trim said it gave any back.
+ * with the thread's freed blocks, and after `trimAllocator()`. Prints them in MiB, whether the
+ * trim said it gave any back, how long it took and how often the event loop turned meanwhile.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
@@ -36,7 +36,13 @@ const before = rssMiB();
 const worker = new Worker(thread, { eval: true });
 const kept = await new Promise<number>((resolve) => worker.once('message', resolve));
 const freed = rssMiB();
+// The event loop's turns while the trim runs (off it, on a thread of libuv's pool).
+let turns = 0;
+const turning = setInterval(() => (turns += 1), 5);
+const started = performance.now();
 const gave = await trimAllocator();
+const ms = Math.round(performance.now() - started);
+clearInterval(turning);
 await sleep(50);
-console.log(JSON.stringify({ kept, before, freed, trimmed: rssMiB(), gave }));
+console.log(JSON.stringify({ kept, before, freed, trimmed: rssMiB(), gave, ms, turns }));
 await worker.terminate();
