@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { allocatorTrims, glibc, trimAllocator } from '../src/ops/allocator.ts';
 import { createLogger } from '../src/ops/logger.ts';
 import { createToken } from '../src/store/users.ts';
 import { runCli, startCliServer } from './support/cli.ts';
@@ -145,6 +146,12 @@ for (const store of testStores()) {
       assert.ok(value(after, 'rsr_api_count_cache_requests_total', { result: 'miss' }) > value(before, 'rsr_api_count_cache_requests_total', { result: 'miss' }));
       assert.ok(after.has('rsr_api_nodejs_eventloop_lag_seconds'));
       assert.ok(after.has('rsr_api_process_resident_memory_bytes'));
+      // The C allocator's trims (this process's, the server's): a trim made here is counted.
+      await trimAllocator();
+      const trimmed = await scrape();
+      assert.equal(value(trimmed, 'rsr_api_allocator_trims_total'), allocatorTrims().count);
+      assert.equal(value(trimmed, 'rsr_api_allocator_trimmed_bytes_total'), allocatorTrims().bytes);
+      if (glibc()) assert.ok(value(trimmed, 'rsr_api_allocator_trims_total') > value(after, 'rsr_api_allocator_trims_total'));
       const pool = after.get('rsr_api_db_pool_connections');
       if (store.name === 'postgres') assert.deepEqual(pool?.samples.map((sample) => sample.labels.state).sort(), ['idle', 'total', 'waiting']);
       else assert.equal(pool?.samples.length, 0);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Readable } from 'node:stream';
 import { before, describe, test } from 'node:test';
 import { generateDemo } from '../demo/generate.ts';
-import { allocatorTrims, trimAllocator } from '../src/ops/allocator.ts';
+import { allocatorTrims, glibc, trimAllocator } from '../src/ops/allocator.ts';
 import { ReportPool } from '../src/reports/pool.ts';
 import type { ReportTask } from '../src/reports/thread.ts';
 import { SERVICE } from '../src/resources/define.ts';
@@ -111,17 +111,15 @@ for (const store of testStores()) {
       }
     });
 
-    test('a thread that ends has the C allocator give back what it freed', { timeout: 120_000 }, async (t) => {
+    test('a thread that ends has the C allocator trimmed', { timeout: 120_000, skip: glibc() ? false : 'no glibc: nothing to trim' }, async () => {
       const pool = new ReportPool({ databaseUrl: server.url, threads: 1, perCaller: 1, queue: 1 });
       const made = await pool.make(OVERVIEW, 'a', new AbortController().signal);
       assert.equal((made.body as Buffer).subarray(0, 5).toString(), '%PDF-');
-      // A trim counts where the C library has one (glibc): the count the ended thread moves.
+      // A trim of our own first: koffi loaded (it must be, on glibc), and the trims the earlier
+      // tests' pools queued when they closed are done before the count is taken.
       await trimAllocator();
       const before = allocatorTrims();
-      if (before.count === 0) {
-        await pool.close();
-        return t.skip('no glibc: nothing to trim');
-      }
+      assert.ok(before.count > 0, 'a trim made');
       // Closed, the pool's thread ends as an idle one does.
       await pool.close();
       await until(() => allocatorTrims().count > before.count);

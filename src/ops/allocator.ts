@@ -22,10 +22,12 @@ export function allocatorEnvironment(env: NodeJS.ProcessEnv = process.env): Reco
  * system only from its top, so a report thread's thousands of small buffers, freed when it ends,
  * leave their arena's pages resident and unused. After the eleven heavy downloads at scale 100,
  * workers idle again held 206–241 MiB where they held 157 before them; `malloc_trim(0)` (called by
- * hand through a debugger) took them to 162. It is called through koffi, a foreign-function
- * library, since Node has no binding of its own; where there is no glibc (macOS, musl) it is
- * nothing. It runs on a thread of libuv's pool, not on the event loop: giving back 100 MiB freed
- * in small pieces took 0.6 s.
+ * hand through a debugger) took them to 162. It trims every arena of the process (the SQLite
+ * reader threads' too), called through koffi, a foreign-function library, since Node has no
+ * binding of its own; where there is no glibc (macOS, musl) it is nothing. It runs on a thread of
+ * libuv's pool, not on the event loop (giving back 100 MiB freed in small pieces took 0.6 s), but
+ * it locks each arena while it walks it: a thread allocating from that arena waits meanwhile.
+ * Hence it is called where a burst of work has just ended.
  */
 let trim: Promise<(() => Promise<number>) | null> | undefined;
 
@@ -34,30 +36,48 @@ const loadTrim = async (): Promise<(() => Promise<number>) | null> => {
     const { default: koffi } = await import('koffi');
     const trimOf = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)');
     return () => new Promise((resolve, reject) => trimOf.async(0, (error: unknown, given: number) => (error ? reject(error) : resolve(given))));
-  } catch {
+  } catch (error) {
+    // No glibc: nothing to trim. On glibc, koffi itself failed (its platform's package missing):
+    // said once, for the trims' metrics then stay at zero.
+    if (glibc()) process.emitWarning(`The C allocator's free memory cannot be given back (malloc_trim through koffi): ${String(error)}`);
     return null;
   }
 };
 
-/** Trims made in this process, and the resident bytes they gave back (the metrics). */
+/** Whether the process runs on glibc (which alone has malloc_trim). */
+export const glibc = (): boolean => Boolean((process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime);
+
+/** Trims made in this process, and about the resident bytes they gave back (the metrics). */
 const trims = { count: 0, bytes: 0 };
 export const allocatorTrims = (): Readonly<typeof trims> => ({ ...trims });
 
-/** The trim under way, if any: the next waits for it (two at once would count the same bytes twice). */
-let last: Promise<unknown> = Promise.resolve();
+/** The trim under way, and the one to follow it, shared by every call made meanwhile. */
+let running: Promise<boolean> | null = null;
+let following: Promise<boolean> | null = null;
 
-/** Gives the system back the memory the C allocator holds free; resolves whether any was given. */
+/**
+ * Gives the system back the memory the C allocator holds free; resolves whether any was given
+ * (never rejects). Calls made while a trim runs share one more after it (which gives back what
+ * was freed meanwhile): several report threads ending together make two trims, not one each.
+ */
 export function trimAllocator(): Promise<boolean> {
-  const next = last.then(trimOnce);
-  last = next.catch(() => undefined);
-  return next;
+  if (!running) {
+    running = trimOnce().finally(() => (running = null));
+    return running;
+  }
+  following ??= running.then(() => {
+    following = null;
+    return trimAllocator();
+  });
+  return following;
 }
 
 async function trimOnce(): Promise<boolean> {
   const trimmed = await (trim ??= loadTrim());
   if (!trimmed) return false;
+  // About what it gave back: other threads allocate and free meanwhile.
   const before = process.memoryUsage.rss();
-  const gave = (await trimmed()) === 1;
+  const gave = await trimmed().then((given) => given === 1, () => false);
   trims.count += 1;
   trims.bytes += Math.max(0, before - process.memoryUsage.rss());
   return gave;

@@ -21,8 +21,8 @@ function processMetrics(): Registry {
         this.reset();
         this.inc(read(allocatorTrims()));
       };
-    new Counter({ name: 'rsr_api_allocator_trims_total', help: 'Times the C allocator was asked to give back the memory it held free: once a report thread ended, or once idle after a burst of requests.', registers: [processRegistry], collect: trimmed((figures) => figures.count) });
-    new Counter({ name: 'rsr_api_allocator_trimmed_bytes_total', help: 'Resident memory those trims gave back to the system, in bytes (the process\'s before each trim less after it).', registers: [processRegistry], collect: trimmed((figures) => figures.bytes) });
+    new Counter({ name: 'rsr_api_allocator_trims_total', help: 'Times the C allocator was asked to give back the memory it held free: once a report thread ended, or once idle after a burst of requests that grew the heap.', registers: [processRegistry], collect: trimmed((figures) => figures.count) });
+    new Counter({ name: 'rsr_api_allocator_trimmed_bytes_total', help: 'About the resident memory those trims gave back to the system, in bytes (the process\'s before each trim less after it, other threads running meanwhile).', registers: [processRegistry], collect: trimmed((figures) => figures.bytes) });
   }
   return processRegistry;
 }

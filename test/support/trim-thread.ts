@@ -12,8 +12,9 @@ import { trimAllocator } from '../../src/ops/allocator.ts';
 const BLOCKS = 100_000;
 const rssMiB = () => Math.round(process.memoryUsage.rss() / 1024 / 1024);
 
-// Plain JavaScript, so that the thread holds no more than the blocks: a 1 KiB Buffer is a block of
-// the C allocator of its own (past Node's pool of small ones), in the arena of the thread making it.
+// Plain JavaScript, so that the thread holds no more than the blocks: `Buffer.alloc` never uses
+// Node's pool of small buffers, each is a block of the C allocator of its own, in the arena of the
+// thread making it.
 const thread = `
   const { parentPort } = require('node:worker_threads');
   require('node:v8').setFlagsFromString('--expose-gc');
@@ -32,6 +33,8 @@ const thread = `
   setInterval(() => kept.length, 60_000);
 `;
 
+// koffi loaded (on the event loop) before the trim is timed.
+await import('koffi');
 const before = rssMiB();
 const worker = new Worker(thread, { eval: true });
 const kept = await new Promise<number>((resolve) => worker.once('message', resolve));
