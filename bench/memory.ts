@@ -6,10 +6,12 @@
  * after the mix and after the downloads, once each thread idle for 2 s has given back its heap
  * (src/ops/heap-release.ts).
  * Run it built (`npm run build`) to measure what the Docker image runs: from the TypeScript
- * sources each thread also holds tsx. Writes bench/results/memory.json.
+ * sources each thread also holds tsx. Writes bench/results/memory.json (memory-postgres.json on PostgreSQL).
  *
  *   BENCH_SCALES=1,100   demo scales (default 1)
  *   BENCH_DATABASE_DIR   where the demo databases are kept between runs (shared with bench:report-load)
+ *   BENCH_DATABASE_URL   a PostgreSQL database loaded with the demo instead (`rsr-api demo --scale N
+ *                        --load`; BENCH_SCALES then names its one scale)
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,7 +19,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import { mixedData, mixedRequests } from './mixed.ts';
-import { adminKeys, demoDatabase, downloadAll, DOWNLOADS, largestOrganisation } from './report-downloads.ts';
+import { adminKeys, demoDatabase, downloadAll, DOWNLOADS, largestOrganisation, largestOrganisationIn } from './report-downloads.ts';
 import { startOurs } from './servers.ts';
 
 const scales = (process.env.BENCH_SCALES ?? '1').split(',').map(Number);
@@ -26,9 +28,10 @@ const mixedSeconds = Number(process.env.BENCH_MIXED_DURATION ?? 60);
 const root = new URL('..', import.meta.url).pathname;
 
 async function run(scale: number) {
-  const { file, url } = demoDatabase(scale);
+  const postgres = process.env.BENCH_DATABASE_URL;
+  const { file, url } = postgres ? { file: null, url: postgres } : demoDatabase(scale);
   const keys = adminKeys(url, DOWNLOADS.length);
-  const organisation = largestOrganisation(file);
+  const organisation = file ? largestOrganisation(file) : await largestOrganisationIn(url);
   const server = await startOurs(url, 2);
   const points: Record<string, number[]> = {};
   const note = (point: string) => {
@@ -51,7 +54,7 @@ async function run(scale: number) {
     await sleep(35_000);
     note('40 s later');
     const mixed = { requestsPerSecond: Math.round(mix.requests.average), p99Ms: mix.latency.p99, errors: mix.errors + mix.timeouts };
-    return { scale, organisation, built: existsSync(join(root, 'dist')), mixed, downloads: downloads.map(({ status, ms }) => ({ status, ms })), points };
+    return { scale, store: url.startsWith('postgres') ? 'postgres' : 'sqlite', organisation, built: existsSync(join(root, 'dist')), mixed, downloads: downloads.map(({ status, ms }) => ({ status, ms })), points };
   } finally {
     await server.stop();
   }
@@ -65,4 +68,4 @@ for (const result of results) {
   for (const [point, rss] of Object.entries(result.points)) console.log(`| ${point} | ${rss.join(' / ')} |`);
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });
-writeFileSync(join(root, 'bench/results/memory.json'), `${JSON.stringify({ machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`, node: process.version, results }, null, 2)}\n`);
+writeFileSync(join(root, `bench/results/memory${process.env.BENCH_DATABASE_URL ? '-postgres' : ''}.json`), `${JSON.stringify({ machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`, node: process.version, results }, null, 2)}\n`);

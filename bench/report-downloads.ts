@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import type { Running } from './servers.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -49,12 +50,25 @@ export function adminKeys(url: string, count: number): string[] {
   });
 }
 
+const LARGEST = 'select organisation from partnership group by organisation order by count(distinct project) desc, organisation limit 1';
+
 /** The organisation taking part in the most projects. */
 export function largestOrganisation(file: string): number {
   const db = new SQLite(file, { readonly: true });
-  const id = db.prepare('select organisation from partnership group by organisation order by count(distinct project) desc, organisation limit 1').pluck().get() as number;
+  const id = db.prepare(LARGEST).pluck().get() as number;
   db.close();
   return id;
+}
+
+/** The same, in a PostgreSQL database. */
+export async function largestOrganisationIn(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query(LARGEST)).rows[0].organisation);
+  } finally {
+    await client.end();
+  }
 }
 
 async function download(server: Running, path: string, key: string): Promise<Download> {

@@ -10,7 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { allocatorTrims, glibc, trimAllocator } from '../src/ops/allocator.ts';
 
-test('a trim gives the system back the blocks a thread freed around those it keeps', { timeout: 60_000, skip: glibc() ? false : 'no glibc: nothing to trim' }, (t) => {
+const skip = glibc() ? false : 'no glibc: nothing to trim';
+
+test('a trim gives the system back the blocks a thread freed around those it keeps', { timeout: 60_000, skip }, (t) => {
   // In a process of its own: its resident memory is then this thread's and the test's alone.
   const script = new URL('./support/trim-thread.ts', import.meta.url).pathname;
   const run = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', timeout: 30_000 });
@@ -27,7 +29,7 @@ test('a trim gives the system back the blocks a thread freed around those it kee
   else t.diagnostic(`the trim took ${ms} ms: too quick to tell whether the event loop went on`);
 });
 
-test('calls made while a trim runs share one more after it', { skip: glibc() ? false : 'no glibc: nothing to trim' }, async () => {
+test('calls made while a trim runs share one more after it', { skip }, async () => {
   await trimAllocator();
   const before = allocatorTrims().count;
   // Five at once (report threads ending together): the first runs, the other four share the next.
