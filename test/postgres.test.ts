@@ -16,7 +16,9 @@ import { openEngine } from '../src/store/engine/index.ts';
 import { readDataset } from '../src/store/dataset-files.ts';
 import { importRecords } from '../src/store/import.ts';
 import { migrate, schemaGate } from '../src/store/migrations.ts';
+import { changeData } from '../src/store/data-version.ts';
 import { saveRecord } from '../src/store/save.ts';
+import { createToken, createUser } from '../src/store/users.ts';
 import keyword from '../src/resources/keyword.ts';
 import { SERVICE } from '../src/resources/define.ts';
 import { runCli, startCliServer, type RunningServer } from './support/cli.ts';
@@ -124,6 +126,38 @@ describe('postgres: changes made by another instance', { skip: !postgres }, () =
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('postgres: another writer holding the data', { skip: !postgres }, () => {
+  const server = useServer(postgres ?? testStores()[0]);
+
+  test('a write waits for it 2 s, then is answered 503; an import waits as long as it takes', async () => {
+    await createUser(server.engine, { email: 'writer@example.org', firstName: 'Wri', lastName: 'Ter', admin: true });
+    const key = await createToken(server.engine, 'writer@example.org');
+    const post = (label: string) => request(server.base, '/rest/v1/keyword/', { method: 'POST', headers: { authorization: `Token ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ label }) });
+    // Every change moves the one data version on first: holding its row holds every writer.
+    const holder = new pg.Client({ connectionString: server.url });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('update data_version set version = version where id = 1');
+      let started = Date.now();
+      const refused = await post('Held');
+      const waited = Date.now() - started;
+      assert.deepEqual([refused.status, refused.text, refused.headers.get('retry-after')], [503, '{"detail":"Database unavailable"}', '1']);
+      assert.ok(waited >= 1900 && waited < 5000, `answered after ${waited} ms`);
+      assert.equal((await request(server.base, '/rest/v1/keyword/?label=Held')).body.count, 0, 'nothing written');
+
+      started = Date.now();
+      const importing = changeData(server.engine, ['keyword'], async () => Date.now() - started, { lockWaitMs: Infinity });
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await holder.query('commit');
+      assert.ok((await importing) >= 3000, 'the import waited for the holder');
+    } finally {
+      await holder.end();
+    }
+    assert.equal((await post('Free')).status, 201);
   });
 });
 

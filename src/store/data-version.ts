@@ -61,14 +61,8 @@ export async function changeData<T>(engine: Engine, tables: readonly string[], c
     let holdsLock = false;
     try {
       return await engine.db.transaction().execute(async (trx) => {
-        await engine.limitLockWait(trx, wait);
-        const { version } = await trx.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).returning('version').executeTakeFirstOrThrow();
+        const version = await engine.beginChange(trx, [...new Set(tables)], wait);
         holdsLock = true;
-        if (tables.length) {
-          await trx.insertInto('table_version').values([...new Set(tables)].map((name) => ({ name, version })))
-            .onConflict((conflict) => conflict.column('name').doUpdateSet({ version })).execute();
-        }
-        await engine.announceChange(trx);
         const touched = new Map<string, Set<number>>();
         const result = await change(trx, {
           projects(table, projects) {
@@ -77,7 +71,7 @@ export async function changeData<T>(engine: Engine, tables: readonly string[], c
             for (const project of projects) if (project !== null) set.add(project);
           },
         });
-        await logChange(trx, Number(version), tables, touched);
+        await logChange(trx, version, tables, touched);
         // No answer made from here on may trust the versions read before the change.
         engine.changed();
         return result;

@@ -14,7 +14,7 @@ import { fromColumns, insertRecord, updateRecord } from './columns.ts';
 import { changeData, type ChangeLog } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { oneRecord } from './reader.ts';
-import { fillProjects, mayWrite, projectOf, seenAmong } from './visibility.ts';
+import { fillProjects, mayWrite, projectsOfWrite, seenAmong } from './visibility.ts';
 
 export type WriteKind = 'create' | 'replace' | 'patch';
 
@@ -100,12 +100,16 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
     if (service.author && !existing) record[service.author] = caller.userId;
     if (problems.length === 0) problems.push(...checkRecord(resource, { ...record, ...(await nestedOf(engine, trx, resource, id)) }));
     // A value already refused is not looked up: it may be one the database cannot even compare.
-    const skip = new Set([...(service.author ? [service.author] : []), ...problems.map((problem) => problem.field)]);
+    // Nor is a stored value the write leaves as it is: DRF checks the fields given, and a record's
+    // own project is seen through the record itself.
+    const unwritten = existing ? storedFields(resource).map(([name]) => name).filter((name) => !(name in cleaned)) : [];
+    const skip = new Set([...(service.author ? [service.author] : []), ...problems.map((problem) => problem.field), ...unwritten]);
     problems.push(...(await referenceProblems(engine, trx, resource, caller, record, skip)));
     problems.push(...(await uniqueProblems(trx, resource, record, id, skip)));
     if (problems.length) throw new WriteRefused('invalid', problems);
-    if (!(await mayWrite(trx, resource, caller, kind, existing, record))) throw new WriteRefused('forbidden');
-    await logProjects(trx, log, resource, existing, record);
+    const projects = await projectsOfWrite(trx, resource, existing, record);
+    if (!(await mayWrite(trx, resource, caller, kind, existing, record, projects))) throw new WriteRefused('forbidden');
+    logProjects(log, resource, projects);
     const written = existing && id !== null ? (await updateRecord(engine, trx, resource, id, record), id) : await insertRecord(engine, trx, resource, record);
     await fillProjects(trx, resource, [written]);
     return written;
@@ -118,8 +122,9 @@ export async function deleteRecord(engine: Engine, resource: Resource, caller: C
   await changeData(engine, [resource.table, ...nested, ...referring], async (trx, log) => {
     const existing = await oneRecord(engine, resource, caller, id, trx);
     if (!existing) throw new WriteRefused('not_found');
-    if (!(await mayWrite(trx, resource, caller, 'delete', existing, existing))) throw new WriteRefused('forbidden');
-    await logProjects(trx, log, resource, existing);
+    const projects = await projectsOfWrite(trx, resource, existing, existing);
+    if (!(await mayWrite(trx, resource, caller, 'delete', existing, existing, projects))) throw new WriteRefused('forbidden');
+    logProjects(log, resource, projects);
     for (const collection of resource.nested ?? []) await trx.deleteFrom(collection.entity.table).where(collection.parent, '=', id).execute();
     await detachReferences(trx, resource.table, id);
     await trx.deleteFrom(resource.table).where('id', '=', id).execute();
@@ -127,10 +132,8 @@ export async function deleteRecord(engine: Engine, resource: Resource, caller: C
 }
 
 /** The projects a write takes a record from and to, for the counts kept per project (data-version.ts, ChangeLog). */
-async function logProjects(db: Kysely<Database>, log: ChangeLog, resource: Resource, ...records: (Row | null)[]): Promise<void> {
-  if (!projectPathOf(resource)) return;
-  const projects = await Promise.all(records.map((record) => (record ? projectOf(db, resource, record) : null)));
-  log.projects(resource.table, projects);
+function logProjects(log: ChangeLog, resource: Resource, { before, after }: { before: number | null; after: number | null }): void {
+  if (projectPathOf(resource)) log.projects(resource.table, [before, after]);
 }
 
 /**

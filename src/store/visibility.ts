@@ -232,9 +232,19 @@ export async function fillProjects(db: Kysely<Database>, entity: Entity, ids?: r
   await update.execute();
 }
 
-/** Whether the caller holds one of `roles` at a partner organisation of the record's project. */
-async function partnerWith(db: Kysely<Database>, entity: Entity, caller: Caller, roles: ReadonlySet<string>, record: Row): Promise<boolean> {
-  const project = await projectOf(db, entity, record);
+/**
+ * The projects a write takes a record from and to (`before` null for a create): the path to the
+ * project is followed once where its first step is unchanged, as it is in most writes.
+ */
+export async function projectsOfWrite(db: Kysely<Database>, entity: Entity, existing: Row | null, record: Row): Promise<{ before: number | null; after: number | null }> {
+  const before = existing === null ? null : await projectOf(db, entity, existing);
+  const first = projectPathOf(entity)?.[0] ?? 'id';
+  const after = existing !== null && existing[first] === record[first] ? before : await projectOf(db, entity, record);
+  return { before, after };
+}
+
+/** Whether the caller holds one of `roles` at a partner organisation of the project. */
+async function partnerIn(db: Kysely<Database>, caller: Caller, roles: ReadonlySet<string>, project: number | null): Promise<boolean> {
   const organisations = organisationsWithRole(caller, roles);
   if (project === null || organisations.length === 0) return false;
   return (await db.selectFrom('partnership').select('id').where('project', '=', project).where('organisation', 'in', organisations).executeTakeFirst()) !== undefined;
@@ -244,25 +254,27 @@ export type WriteKind = 'create' | 'replace' | 'patch' | 'delete';
 
 /**
  * May the caller make this write? `existing` is the record before it (null for a create),
- * `record` the record after it (the existing one for a delete).
+ * `record` the record after it (the existing one for a delete), `projects` theirs
+ * (projectsOfWrite).
  */
-export async function mayWrite(db: Kysely<Database>, resource: Resource, caller: Caller, kind: WriteKind, existing: Row | null, record: Row): Promise<boolean> {
+export async function mayWrite(db: Kysely<Database>, resource: Resource, caller: Caller, kind: WriteKind, existing: Row | null, record: Row, projects: { before: number | null; after: number | null }): Promise<boolean> {
   if (caller.isAdmin) return true;
   const writers = writersOf(resource);
+  const { before, after } = projects;
   switch (writers.kind) {
     case 'admins':
       return false;
     case 'organisation':
       return (kind === 'replace' || kind === 'patch') && organisationsWithRole(caller, EDIT_ROLES).includes(record.id);
     case 'partners':
-      return (existing === null || (await partnerWith(db, resource, caller, writers.roles, existing))) && partnerWith(db, resource, caller, writers.roles, record);
+      if (existing !== null && !(await partnerIn(db, caller, writers.roles, before))) return false;
+      return (existing !== null && after === before) || partnerIn(db, caller, writers.roles, after);
     case 'authors': {
       const own = existing !== null && caller.userId !== null && existing[resource.serviceFields?.author ?? ''] === caller.userId;
-      if (kind === 'create') return partnerWith(db, resource, caller, writers.roles, record);
-      if (kind === 'delete') return own || partnerWith(db, resource, caller, writers.moderators, record);
+      if (kind === 'create') return partnerIn(db, caller, writers.roles, after);
+      if (kind === 'delete') return own || partnerIn(db, caller, writers.moderators, after);
       // The author rewrites their own text; moved elsewhere, it must go where they may write.
-      const moved = existing !== null && (await projectOf(db, resource, existing)) !== (await projectOf(db, resource, record));
-      return own && (!moved || partnerWith(db, resource, caller, writers.roles, record));
+      return own && (before === after || partnerIn(db, caller, writers.roles, after));
     }
   }
 }

@@ -204,10 +204,12 @@ export interface Engine {
   version(): Promise<Versions>;
   /** Data changed through this instance: the next answer reads the version afresh. */
   changed(): void;
-  /** Inside a writing transaction: lets other instances know at commit. */
-  announceChange(db: Kysely<Database>): Promise<void>;
-  /** Inside a writing transaction: how long its statements may wait for another writer's locks. */
-  limitLockWait(db: Kysely<Database>, ms: number): Promise<void>;
+  /**
+   * A writing transaction's first step: moves the data version on (where writers wait for each
+   * other, at most `waitMs`), gives each of `tables` the new version, and lets other instances
+   * know at commit. The new data version.
+   */
+  beginChange(db: Kysely<Database>, tables: readonly string[], waitMs: number): Promise<number>;
   /** The database is held by another writer now: try again shortly. */
   isBusy(error: unknown): boolean;
   /** The database cannot be reached or used now (answered 503), as opposed to a bad query. */

@@ -88,12 +88,25 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       return versionsOf(Number(data?.version ?? 0), rows.flatMap(({ name, version }) => (name === null ? [] : [[name, version] as const])));
     }),
     changed: () => watch.changed(),
-    async announceChange(within) {
-      await sql`notify ${sql.raw(CHANGES_CHANNEL)}`.execute(within);
-    },
-    async limitLockWait(within, ms) {
-      // A lock not had in time fails the statement (55P03): the write is answered 503, not queued.
-      if (Number.isFinite(ms)) await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.round(ms))}ms`}, true)`.execute(within);
+    async beginChange(within, tables, waitMs) {
+      // One statement, one round trip: a write holds the version row (every other writer waits for
+      // it) until it commits, each of its statements a turn of a busy event loop apart. The lock's
+      // wait is set in the update's condition, evaluated on the row before its lock is waited for:
+      // a lock not had in time fails the statement (55P03), the write answered 503, not queued.
+      const lockTimeout = Number.isFinite(waitMs) ? `${Math.max(1, Math.round(waitMs))}ms` : '0';
+      const { rows } = await sql<{ version: number }>`
+        with moved as (
+          update data_version set version = version + 1
+          where id = 1 and set_config('lock_timeout', ${lockTimeout}, true) <> ''
+          returning version
+        ), named as (
+          insert into table_version (name, version)
+          select name, version from moved, unnest(${[...tables]}::text[]) as name
+          on conflict (name) do update set version = excluded.version
+        )
+        select version, pg_notify(${CHANGES_CHANNEL}, '') from moved`.execute(within);
+      if (rows.length !== 1) throw new Error('the data version row is missing');
+      return Number(rows[0].version);
     },
     isBusy: () => false, // the server itself waits, up to lock_timeout
     isUnavailable,

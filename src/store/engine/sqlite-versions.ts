@@ -10,7 +10,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Database, type Engine, type Versions } from './engine.ts';
 import type { SqliteStatements } from './sqlite-rows.ts';
 
-export function watchVersions(handle: SQLite.Database, statements: SqliteStatements, db: Kysely<Database>): Pick<Engine, 'versionNow' | 'version' | 'changed'> {
+export function watchVersions(handle: SQLite.Database, statements: SqliteStatements, db: Kysely<Database>): Pick<Engine, 'versionNow' | 'version' | 'changed' | 'beginChange'> {
   let versions: Versions | undefined;
   let checkedThisTurn = false;
   const versionNow = (): Versions | undefined => {
@@ -34,6 +34,16 @@ export function watchVersions(handle: SQLite.Database, statements: SqliteStateme
     },
     changed() {
       checkedThisTurn = false;
+    },
+    // Statements here are calls, not round trips: each its own. The wait is changeData's, between
+    // attempts (busy_timeout is 0), and every process reads the version itself: nothing to announce.
+    async beginChange(within, tables) {
+      const { version } = await within.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).returning('version').executeTakeFirstOrThrow();
+      if (tables.length) {
+        await within.insertInto('table_version').values(tables.map((name) => ({ name, version })))
+          .onConflict((conflict) => conflict.column('name').doUpdateSet({ version })).execute();
+      }
+      return Number(version);
     },
   };
 }

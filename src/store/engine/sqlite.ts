@@ -148,8 +148,6 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     analyze: analyzeThenRead(loading.analyze, statistics),
     ...sqliteIds(),
     ...watchVersions(handle, statements, db),
-    announceChange: async () => undefined, // every process reads the version itself
-    limitLockWait: async () => undefined, // busy_timeout is 0: changeData waits, between attempts
     isBusy: (error) => String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY'),
     isUnavailable: (error) => {
       const code = codeOf(error);
