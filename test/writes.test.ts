@@ -5,6 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import organisation from '../src/resources/organisation.ts';
+import { indicatorPeriodData } from '../src/resources/support.ts';
+import { insertRecord, updateRecord } from '../src/store/columns.ts';
+import { changeData } from '../src/store/data-version.ts';
+import { fillProjects } from '../src/store/visibility.ts';
 import { createToken, createUser } from '../src/store/users.ts';
 import { request, startServer, testStores, type Answer, type TestServer } from './support/server.ts';
 
@@ -141,6 +146,22 @@ for (const store of testStores()) {
         ['keyword', { label: 'énergie' }, { label: ['keyword with this label already exists.'] }],
         ['administrative_location', { location: 3 }, { location: ['Invalid pk "3" - object does not exist.'] }],
       ];
+      test('a change checks the values it gives, not those it leaves as they are (as DRF validates the fields given)', async () => {
+        const created = await call('admin', 'POST', '/rest/v1/organisation/', { name: 'Clash', long_name: 'Clash Ltd' });
+        assert.equal(created.status, 201, created.text);
+        // Names differing in case only, as data loaded from elsewhere may hold them.
+        await changeData(server.engine, ['organisation'], (trx) => updateRecord(server.engine, trx, organisation, created.body.id as number, { name: 'AKVO' }));
+        const path = `/rest/v1/organisation/${created.body.id}/`;
+        const phone = await call('admin', 'PATCH', path, { phone: '020 555' });
+        assert.deepEqual([phone.status, phone.body.name, phone.body.phone], [200, 'AKVO', '020 555'], phone.text);
+        const renamed = await call('admin', 'PATCH', path, { name: 'Akvo' });
+        assert.deepEqual([renamed.status, renamed.body], [400, { name: ['organisation with this name already exists.'] }]);
+        // A reference left as it is is not looked up either; one given is.
+        const budget = await call('eve', 'PATCH', '/rest/v1/budget_item/1/', { amount: 7 });
+        assert.deepEqual([budget.status, budget.body.project, budget.body.amount], [200, 1, 7], budget.text);
+        const moved = await call('eve', 'PATCH', '/rest/v1/budget_item/1/', { project: 3 });
+        assert.deepEqual([moved.status, moved.body], [400, { project: ['Invalid pk "3" - object does not exist.'] }]);
+      });
       for (const [resource, body, errors] of cases) {
         test(`${resource} ${JSON.stringify(body).slice(0, 60)}: 400 with every problem, nothing written`, async () => {
           const before = await count('admin', resource);
@@ -192,6 +213,23 @@ for (const store of testStores()) {
         assert.equal((await call('eve', 'PATCH', '/rest/v1/budget_item/3/', { amount: 1 })).status, 403);
         assert.equal((await call('bo', 'PATCH', '/rest/v1/budget_item/5/', { amount: 11 })).status, 200);
         assert.equal((await call('eve', 'PATCH', '/rest/v1/budget_item/1/', { project: 2 })).status, 403, 'may not move a record to a project it cannot edit');
+      });
+
+      test("a comment's author moves it within its project; no one else may change it, and an update they cannot see is no place for it", async () => {
+        // A second update of project 1 (its path's first step differs, its project does not).
+        const second = await changeData(server.engine, ['indicator_period_data'], async (trx) => {
+          const id = await insertRecord(server.engine, trx, indicatorPeriodData, { period: 1, user: 1, value: 3, text: 'Second', status: 'A', created_at: '2023-08-01T12:00:00+02:00' });
+          await fillProjects(trx, indicatorPeriodData, [id]);
+          return id;
+        });
+        const comment = await call('enum', 'POST', '/rest/v1/indicator_period_data_comment/', { data: 1, comment: 'Moving' });
+        const path = `/rest/v1/indicator_period_data_comment/${comment.body.id}/`;
+        const within = await call('enum', 'PATCH', path, { data: second });
+        assert.deepEqual([within.status, within.body.data], [200, second], within.text);
+        // bo sees the public project 1 but neither wrote the comment nor edits the project.
+        assert.equal((await call('bo', 'PATCH', path, { comment: 'Not mine' })).status, 403);
+        // Project 3's update is seen by bo's organisation only.
+        assert.deepEqual((await call('enum', 'PATCH', path, { data: 2 })).body, { data: ['Invalid pk "2" - object does not exist.'] });
       });
     });
 
