@@ -161,7 +161,7 @@ for (const store of testStores()) {
       await request(server.base, '/rest/v1/budget_item/?registry=1');
       await request(server.base, '/rest/v1/budget_item/?registry=2');
       const families = await scrape();
-      const names = ['responses', 'counts', 'project_counts', 'visible_projects', 'seek_marks', 'list_starts', 'list_values_ends', 'table_orders', 'list_matches', 'list_orders', 'page_statements', 'short_walks', 'kept_matches', 'small_tables', 'related_statements', 'changed_projects', 'statements', 'key_statistics'];
+      const names = ['responses', 'counts', 'project_counts', 'visible_projects', 'seek_marks', 'list_starts', 'list_values_ends', 'table_orders', 'list_matches', 'list_orders', 'page_statements', 'short_walks', 'offered_matches', 'kept_matches', 'small_tables', 'related_statements', 'changed_projects', 'statements', 'key_statistics'];
       const info = families.get('rsr_api_cache_info')!.samples;
       assert.deepEqual(info.map((sample) => sample.labels.cache), names);
       for (const sample of info) {

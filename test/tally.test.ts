@@ -1,6 +1,7 @@
 /**
  * Engine.tally: how many rows hold each value of a column, as a histogram of counts per project
- * is counted whole (project-counts.ts). On every engine, and on SQLite both on its reader threads
+ * is counted whole (project-counts.ts); Engine.readIdsTallied, the same of a second column
+ * beside the first's ids (a set of matches read with its counts: pages/kept-matches.ts). On every engine, and on SQLite both on its reader threads
  * and without them, it equals the database's own GROUP BY; tallyOf, which SQLite's threads run,
  * equals a plain count by value whether it counts through an array indexed by value or sorts.
  */
@@ -71,6 +72,12 @@ async function agrees(engine: Engine): Promise<void> {
   assert.deepEqual([expected.length, expected[0]], [614, [-1, 1000]]);
   assert.deepEqual(pairs(tally), expected);
   assert.deepEqual(pairs(await engine.tally(CompiledQuery.raw('select 1 as project where 1 = 0'))), []);
+  // Engine.readIdsTallied: each row's id, and its project tallied, of one statement.
+  const both = await engine.readIdsTallied(CompiledQuery.raw(`select x + 70000 as id, project from (${projects.replace('select case', 'select x, case')}) as q`));
+  assert.deepEqual([...both.ids].sort((a, b) => a - b), Array.from({ length: 5000 }, (_, index) => index + 70_001));
+  assert.deepEqual(pairs(both.tally), expected);
+  const none = await engine.readIdsTallied(CompiledQuery.raw('select 1 as id, 1 as project where 1 = 0'));
+  assert.deepEqual([[...none.ids], pairs(none.tally)], [[], []]);
 }
 
 for (const store of testStores()) {

@@ -175,6 +175,17 @@ export async function filterMatchQuery(engine: Engine, resource: Resource, calle
 }
 
 /**
+ * The ids of the records the filters match, whoever may see them, each with its project (a
+ * table that carries it): a set of matches and its counts per project read by one statement
+ * (Engine.readIdsTallied, pages/kept-matches.ts).
+ */
+export function matchesAndProjectsQuery(engine: Engine, resource: Resource, filters: FilterTree): Query {
+  const project = projectColumnOf(entityOf(resource.table), 't');
+  if (!project) throw new Error(`${resource.name}: its table does not carry its records' project`);
+  return whereFilters(engine.db.selectFrom(`${resource.table} as t`), engine, SERVICE, resource.table, filters).select([column('t', 'id').as('id'), project.as('project')]);
+}
+
+/**
  * The ids of the records of `projects` the filters match, whoever asks (every record there
  * without filters): what a set of matches kept in memory reads again of the projects a write
  * changed (pages/kept-matches.ts), for tables that carry their records' project.

@@ -88,6 +88,12 @@ interface Seen {
   places?: { most: number; all: Int32Array; found: { projects: number[]; rows: number } | null };
 }
 
+/**
+ * The projects of a filter's matches tallied by a read that keeps the set of them too, where that
+ * is the cheaper way (pages/kept-matches.ts, KeptMatches#tallied); null where it is not.
+ */
+export type TalliedWithSet = (resource: Resource, filters: FilterTree, versions: Versions) => Promise<Tally | null>;
+
 /** The key of an administrator's part, who sees every project. */
 const EVERY = new IdSet();
 
@@ -110,12 +116,14 @@ export class ProjectCounts {
   readonly visible = new VersionedCache<IdSet>({ maxEntries: VISIBLE_SETS });
 
   private readonly neighbours: Neighbours<SharedHistogram> | undefined;
+  private readonly withSet: TalliedWithSet;
 
-  constructor(engine: Engine, changes: ChangedProjects, neighbours?: Neighbours<SharedHistogram>) {
+  constructor(engine: Engine, changes: ChangedProjects, options: { neighbours?: Neighbours<SharedHistogram>; withSet?: TalliedWithSet } = {}) {
     this.engine = engine;
     this.changes = changes;
-    this.neighbours = neighbours;
-    neighbours?.hear((histogram) => this.take(histogram));
+    this.neighbours = options.neighbours;
+    this.withSet = options.withSet ?? (async () => null);
+    this.neighbours?.hear((histogram) => this.take(histogram));
   }
 
   /** Whether this list's counts are kept here. */
@@ -243,12 +251,12 @@ export class ProjectCounts {
    */
   private async countedWhole(resource: Resource, filters: FilterTree | undefined, versions: Versions): Promise<Counts> {
     const parts = projectColumnName(entityOf(resource.table)) === null ? null : complementParts(filters);
-    if (!parts) return this.countedAll(resource, filters);
+    if (!parts) return this.countedAll(resource, filters, versions);
     const all = await this.current(resource, undefined, `${resource.name}|${filterKey(undefined)}`, versions);
     const { projects, counts } = all;
     const most = Math.min(COMPLEMENT_MOST, Math.floor(all.total / 2));
     const [left] = await this.engine.runLong(partsCountQuery(this.engine, resource, parts, most).compile());
-    if (Number(left.count) >= most) return this.countedAll(resource, filters);
+    if (Number(left.count) >= most) return this.countedAll(resource, filters, versions);
     this.complements += 1;
     return less({ projects, counts }, await this.engine.tally(partsProjectQuery(this.engine, resource, parts).compile()));
   }
@@ -256,12 +264,12 @@ export class ProjectCounts {
   /**
    * Matching records per project, of all projects (a null project as -1), as the histogram holds
    * them. A filter's matches come in another order than their projects' (a range of its index):
-   * tallied by the engine. Every record comes in project order from the project's index, grouped
-   * as it is read.
+   * tallied by the engine (by the read of a set of them where that is cheaper: withSet). Every
+   * record comes in project order from the project's index, grouped as it is read.
    */
-  private async countedAll(resource: Resource, filters: FilterTree | undefined): Promise<Counts> {
-    const { values: projects, counts } = filtersAnything(filters)
-      ? await this.engine.tally(matchesProjectQuery(this.engine, resource, filters).compile())
+  private async countedAll(resource: Resource, filters: FilterTree | undefined, versions: Versions): Promise<Counts> {
+    const { values: projects, counts } = filters && filtersAnything(filters)
+      ? ((await this.withSet(resource, filters, versions)) ?? (await this.engine.tally(matchesProjectQuery(this.engine, resource, filters).compile())))
       : tallyOfGroups(await this.engine.runLong(projectCountsQuery(this.engine, resource, undefined).compile()), 'project');
     let total = 0;
     for (const count of counts) total += count;

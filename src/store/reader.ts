@@ -23,7 +23,7 @@ import type { CacheDescription } from './caches.ts';
 import { ChangedProjects } from './changed-projects.ts';
 import { fromColumns } from './columns.ts';
 import { stamp, VersionedCache } from './data-version.ts';
-import type { Database, Engine } from './engine/index.ts';
+import type { Database, Engine, Versions } from './engine/index.ts';
 import { decidedOnKeys, servedByIndex } from './filter-sql.ts';
 import type { IdSet } from './idset.ts';
 import { countQuery, recordQuery, selectColumns, wholeListQuery, type PageRequest } from './list-sql.ts';
@@ -59,10 +59,12 @@ export class Reader {
     this.settling = new Settling(options.settledMs ?? SETTLED_MS);
     this.changes = new ChangedProjects(engine);
     const tableSize = (resource: Resource) => this.count(resource, SERVICE);
-    this.projectCounts = new ProjectCounts(engine, this.changes, options.neighbours?.counts);
+    this.kept = new KeptMatches(engine, this.settling, this.changes, options.neighbours?.matches);
+    // A first count that reads every record keeps the set of its matches too (kept-matches.ts).
+    const withSet = (resource: Resource, filters: FilterTree, versions: Versions) => this.kept.tallied(resource, filters, stamp(versions, tablesRead(resource)));
+    this.projectCounts = new ProjectCounts(engine, this.changes, { neighbours: options.neighbours?.counts, withSet });
     this.memory = new MemoryPages(engine, this.settling, tableSize);
     this.seeks = new SeekMarks(engine, this.changes);
-    this.kept = new KeptMatches(engine, this.settling, this.changes, options.neighbours?.matches);
     this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters, most) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters), most) : null), this.kept);
     this.related = new RelatedRows(engine, this.settling);
   }

@@ -11,7 +11,7 @@
  */
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, type Transaction } from 'kysely';
-import { idsOf, tallyOfRows, type Columns, type Database, type Engine, type Versions } from './engine/index.ts';
+import { idsOf, idsTalliedOf, tallyOfRows, type Columns, type Database, type Engine, type Versions } from './engine/index.ts';
 
 /** A read of long exports: a reader waits this long for a checkpoint, never for writers (WAL). */
 const BUSY_WAIT_MS = 5000;
@@ -62,6 +62,7 @@ async function sqliteSnapshot(engine: Engine): Promise<{ snapshot: Engine; close
     runAmong: undefined, // the snapshot's connection has no rsr_among: pages read from it take the other ways
     readIds: async (query) => idsOf(await all(query)),
     tally: async (query) => tallyOfRows(await all(query)),
+    readIdsTallied: async (query) => idsTalliedOf(await all(query)),
     async *stream(query, batchSize) {
       let batch: Columns[] = [];
       for (const row of prepared(query.sql).iterate(...query.parameters) as IterableIterator<Columns>) {
@@ -91,6 +92,7 @@ async function postgresSnapshot(engine: Engine, trx: Transaction<Database>): Pro
     runAmong: undefined,
     readIds: async (query) => idsOf(await all(query)),
     tally: async (query) => tallyOfRows(await all(query)),
+    readIdsTallied: async (query) => idsTalliedOf(await all(query)),
     // A cursor of the transaction (a pg-cursor would hold the connection the lookups need).
     async *stream(query, batchSize) {
       const name = `rsr_snapshot_${(cursors += 1)}`;

@@ -146,6 +146,11 @@ export interface Engine {
   /** How many rows hold each value of the first column (Tally), read as `runLong` reads. */
   tally(query: CompiledQuery): Promise<Tally>;
   /**
+   * Both at once, of one statement: the first column as ids, the second's values tallied (a
+   * filter's matches and their counts per project, from one scan: pages/kept-matches.ts).
+   */
+  readIdsTallied(query: CompiledQuery): Promise<IdsTallied>;
+  /**
    * As `runLong`, with `among` the set the statement's `Dialect.among` checks ids against
    * (pages/kept-matches.ts); absent where the engine cannot give it one (a snapshot).
    */
@@ -268,6 +273,12 @@ export interface Tally {
   counts: Int32Array;
 }
 
+/** A statement's first column as ids and its second tallied (Engine.readIdsTallied). */
+export interface IdsTallied {
+  ids: Int32Array;
+  tally: Tally;
+}
+
 /** Values dense enough (their span at most this many times their number, or below this span) are counted in an array indexed by value, else sorted. */
 const DENSE_SPAN_PER_VALUE = 4;
 const DENSE_SPAN = 1 << 20;
@@ -312,11 +323,14 @@ function runsOf(sorted: Int32Array): Tally {
 /** The first column of each row as ids (Engine.readIds where rows come as objects). */
 export const idsOf = (rows: readonly Columns[]): Int32Array => Int32Array.from(rows, (row) => Number(Object.values(row)[0]));
 
-/** The tally of each row's first column (Engine.tally where rows come as objects). */
-export const tallyOfRows = (rows: readonly Columns[]): Tally => tallyOf(rows.map((row) => {
-  const value = Object.values(row)[0];
+/** The tally of each row's `at`th column (Engine.tally where rows come as objects). */
+export const tallyOfRows = (rows: readonly Columns[], at = 0): Tally => tallyOf(rows.map((row) => {
+  const value = Object.values(row)[at];
   return value === null ? null : Number(value);
 }));
+
+/** Engine.readIdsTallied where rows come as objects. */
+export const idsTalliedOf = (rows: readonly Columns[]): IdsTallied => ({ ids: idsOf(rows), tally: tallyOfRows(rows, 1) });
 
 /**
  * Rows of a value (`valueColumn`) and its `count`, grouped and ordered by the database (null

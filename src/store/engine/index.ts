@@ -3,8 +3,8 @@ import type { Engine, EngineOptions } from './engine.ts';
 import { openPostgres } from './postgres.ts';
 import { openSqlite } from './sqlite.ts';
 
-export type { BulkLoad, Columns, Database, Dialect, Engine, EngineOptions, LookedUp, OrderByTerm, StorageFault, Tally, Versions } from './engine.ts';
-export { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, tallyOf, tallyOfGroups, tallyOfRows } from './engine.ts';
+export type { BulkLoad, Columns, Database, Dialect, Engine, EngineOptions, IdsTallied, LookedUp, OrderByTerm, StorageFault, Tally, Versions } from './engine.ts';
+export { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, idsTalliedOf, tallyOf, tallyOfGroups, tallyOfRows } from './engine.ts';
 
 export function openEngine(url: string, options: EngineOptions = {}): Engine {
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options);

@@ -9,7 +9,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely';
 import Cursor from 'pg-cursor';
 import { sizeOnly } from '../caches.ts';
-import { TABLE_VERSIONS_SQL, tallyOfGroups, VERSION_SQL, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
+import { TABLE_VERSIONS_SQL, tallyOf, tallyOfGroups, VERSION_SQL, versionsOf, type Columns, type Database, type Engine, type EngineOptions } from './engine.ts';
 import { analyzeThenRead, keyStatistics } from './key-statistics.ts';
 import { postgresDialect, withSet } from './postgres-dialect.ts';
 import { postgresLoading } from './postgres-load.ts';
@@ -63,6 +63,13 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       // Grouped by hashing as the rows come; null first, as tallyOf puts -1.
       const grouped = { ...query, sql: `select q.v as value, count(*) as count from (${query.sql}) as q(v) group by q.v order by q.v nulls first` };
       return tallyOfGroups(await read(grouped), 'value');
+    },
+    async readIdsTallied(query) {
+      // Both columns as readIds sends one, in the same order (one aggregate node feeds both).
+      const joined = { ...query, sql: `select string_agg(int4send(q.id), ''::bytea) as ids, string_agg(int4send(coalesce(q.v, -1)), ''::bytea) as tallied from (${query.sql}) as q(id, v)` };
+      const [{ ids, tallied }] = await read(joined);
+      if (!(ids instanceof Uint8Array) || !(tallied instanceof Uint8Array)) return { ids: new Int32Array(0), tally: tallyOf([]) };
+      return { ids: idsOfBigEndian(ids), tally: tallyOf(idsOfBigEndian(tallied)) };
     },
     async *stream(query, batchSize) {
       const client = await pool.connect();

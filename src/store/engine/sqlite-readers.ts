@@ -6,13 +6,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { IdSet } from '../idset.ts';
-import type { Columns, Tally } from './engine.ts';
+import type { Columns, IdsTallied, Tally } from './engine.ts';
 import { StatementTimeout, type ReadReply, type ReadRequest } from './sqlite-setup.ts';
 import { threadStart } from './threads.ts';
 
 interface Pending {
   request: ReadRequest;
-  resolve(rows: Columns[] | Int32Array | Tally): void;
+  resolve(rows: Columns[] | Int32Array | Tally | IdsTallied): void;
   reject(error: Error): void;
 }
 
@@ -55,7 +55,12 @@ export class SqliteReaders {
     return this.send({ sql, parameters, tally: true }) as Promise<Tally>;
   }
 
-  private send(request: Omit<ReadRequest, 'id'>): Promise<Columns[] | Int32Array | Tally> {
+  /** The first column as ids and the second's values tallied (engine.ts, IdsTallied). */
+  readIdsTallied(sql: string, parameters: readonly unknown[]): Promise<IdsTallied> {
+    return this.send({ sql, parameters, idsTallied: true }) as Promise<IdsTallied>;
+  }
+
+  private send(request: Omit<ReadRequest, 'id'>): Promise<Columns[] | Int32Array | Tally | IdsTallied> {
     this.start();
     return new Promise((resolve, reject) => {
       this.queued.push({ request: { id: (this.nextId += 1), ...request }, resolve, reject });
@@ -112,6 +117,8 @@ export class SqliteReaders {
       waiting.resolve(reply.ids);
     } else if ('tally' in reply) {
       waiting.resolve(reply.tally);
+    } else if ('tallied' in reply) {
+      waiting.resolve(reply.tallied);
     } else {
       waiting.resolve(this.build(reply.columns, reply.rows));
     }

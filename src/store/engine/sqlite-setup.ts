@@ -5,7 +5,7 @@
 import type SQLite from 'better-sqlite3';
 import type { CacheFigures } from '../caches.ts';
 import type { IdSet } from '../idset.ts';
-import type { Tally } from './engine.ts';
+import type { IdsTallied, Tally } from './engine.ts';
 
 /** Thrown inside a statement that ran past its time (rsr_within_time). */
 export class StatementTimeout extends Error {
@@ -102,6 +102,8 @@ export interface ReadRequest {
   ids?: boolean;
   /** Only the first column's values, tallied (engine.ts, tallyOf). */
   tally?: boolean;
+  /** The first column's values as ids, the second's tallied (engine.ts, IdsTallied). */
+  idsTallied?: boolean;
   /** The blocks of the set `rsr_among` checks ids against while the statement runs (IdSet, shared memory). */
   among?: Map<number, Uint32Array>;
 }
@@ -111,4 +113,5 @@ export type ReadReply =
   | { id: number; columns: string[]; rows: unknown[][] }
   | { id: number; ids: Int32Array }
   | { id: number; tally: Tally }
+  | { id: number; tallied: IdsTallied }
   | { id: number; error: { message: string; code?: string; timedOut: boolean } };

@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { IdSet } from '../idset.ts';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, tallyOfRows, timed, type Columns, type Database, type Engine, type EngineOptions, type StorageFault } from './engine.ts';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, idsOf, idsTalliedOf, tallyOfRows, timed, type Columns, type Database, type Engine, type EngineOptions, type StorageFault } from './engine.ts';
 import { sqliteDialect } from './sqlite-dialect.ts';
 import { sqliteIds } from './sqlite-ids.ts';
 import { sqliteLoading } from './sqlite-load.ts';
@@ -119,6 +119,10 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     async tally(query) {
       if (!readers || handle.inTransaction) return tallyOfRows(await this.run(query));
       return timed(observe, () => readers.tally(query.sql, query.parameters));
+    },
+    async readIdsTallied(query) {
+      if (!readers || handle.inTransaction) return idsTalliedOf(await this.run(query));
+      return timed(observe, () => readers.readIdsTallied(query.sql, query.parameters));
     },
     async *stream(query, batchSize) {
       if (path === ':memory:') {
