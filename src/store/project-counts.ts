@@ -89,10 +89,11 @@ interface Seen {
 }
 
 /**
- * The projects of a filter's matches tallied by a read that keeps the set of them too, where that
- * is the cheaper way (pages/kept-matches.ts, KeptMatches#tallied); null where it is not.
+ * The projects of a filter's matches tallied by a read of their ids too, offered to a page that
+ * reads their set, where no index serves the filter (pages/kept-matches.ts, KeptMatches#tallied);
+ * null where the count reads its own way.
  */
-export type TalliedWithSet = (resource: Resource, filters: FilterTree, versions: Versions) => Promise<Tally | null>;
+export type TalliedWithIds = (resource: Resource, filters: FilterTree, versions: Versions) => Promise<Tally | null>;
 
 /** The key of an administrator's part, who sees every project. */
 const EVERY = new IdSet();
@@ -116,13 +117,13 @@ export class ProjectCounts {
   readonly visible = new VersionedCache<IdSet>({ maxEntries: VISIBLE_SETS });
 
   private readonly neighbours: Neighbours<SharedHistogram> | undefined;
-  private readonly withSet: TalliedWithSet;
+  private readonly withIds: TalliedWithIds;
 
-  constructor(engine: Engine, changes: ChangedProjects, options: { neighbours?: Neighbours<SharedHistogram>; withSet?: TalliedWithSet } = {}) {
+  constructor(engine: Engine, changes: ChangedProjects, options: { neighbours?: Neighbours<SharedHistogram>; withIds?: TalliedWithIds } = {}) {
     this.engine = engine;
     this.changes = changes;
     this.neighbours = options.neighbours;
-    this.withSet = options.withSet ?? (async () => null);
+    this.withIds = options.withIds ?? (async () => null);
     this.neighbours?.hear((histogram) => this.take(histogram));
   }
 
@@ -264,12 +265,12 @@ export class ProjectCounts {
   /**
    * Matching records per project, of all projects (a null project as -1), as the histogram holds
    * them. A filter's matches come in another order than their projects' (a range of its index):
-   * tallied by the engine (by the read of a set of them where that is cheaper: withSet). Every
+   * tallied by the engine (with their ids where a page may take them as its set: withIds). Every
    * record comes in project order from the project's index, grouped as it is read.
    */
   private async countedAll(resource: Resource, filters: FilterTree | undefined, versions: Versions): Promise<Counts> {
     const { values: projects, counts } = filters && filtersAnything(filters)
-      ? ((await this.withSet(resource, filters, versions)) ?? (await this.engine.tally(matchesProjectQuery(this.engine, resource, filters).compile())))
+      ? ((await this.withIds(resource, filters, versions)) ?? (await this.engine.tally(matchesProjectQuery(this.engine, resource, filters).compile())))
       : tallyOfGroups(await this.engine.runLong(projectCountsQuery(this.engine, resource, undefined).compile()), 'project');
     let total = 0;
     for (const count of counts) total += count;

@@ -60,9 +60,9 @@ export class Reader {
     this.changes = new ChangedProjects(engine);
     const tableSize = (resource: Resource) => this.count(resource, SERVICE);
     this.kept = new KeptMatches(engine, this.settling, this.changes, options.neighbours?.matches);
-    // A first count that reads every record keeps the set of its matches too (kept-matches.ts).
-    const withSet = (resource: Resource, filters: FilterTree, versions: Versions) => this.kept.tallied(resource, filters, stamp(versions, tablesRead(resource)));
-    this.projectCounts = new ProjectCounts(engine, this.changes, { neighbours: options.neighbours?.counts, withSet });
+    // A first count that reads every record reads its matches' ids too, for the page's set (kept-matches.ts).
+    const withIds = (resource: Resource, filters: FilterTree, versions: Versions) => this.kept.tallied(resource, filters, stamp(versions, tablesRead(resource)));
+    this.projectCounts = new ProjectCounts(engine, this.changes, { neighbours: options.neighbours?.counts, withIds });
     this.memory = new MemoryPages(engine, this.settling, tableSize);
     this.seeks = new SeekMarks(engine, this.changes);
     this.sql = new SqlPages(engine, tableSize, async (resource, caller, filters, most) => (this.projectCounts.keeps(resource, filters) ? this.projectCounts.whereMatches(resource, caller, filters, filterKey(filters), most) : null), this.kept);
