@@ -49,7 +49,8 @@ export interface Dialect {
    * Whether a sorted page of a filter no index serves finds the filter's matches apart first
    * (store/list-sql.ts, `matchesFirst`): SQLite reads them from the narrowest index holding the
    * filtered column, 3–4× faster than its plan of walking the whole order's index; PostgreSQL
-   * plans the same subquery as a nested loop probing each row of the order, slower than its own.
+   * plans the same subquery as a nested loop probing each row of the order, slower than its own
+   * (where they are few, their ids are gathered as one array instead: pages/in-sql.ts, FEW_APART).
    */
   readonly matchesApart: boolean;
   /**
