@@ -161,9 +161,10 @@ export async function pageQuery(engine: Engine, resource: Resource, caller: Call
 
 /**
  * The caller's visible records among the ids the filters match, found by a subquery of their own
- * (its `t` the table again; on PostgreSQL only where they are few: pages/in-sql.ts): at scale 100, `help_text__icontains=wa&ordering=-order` of custom
- * fields, 51,000 of 932,000 match: 0.3 s found in the text's index (it carries the id), where the
- * planner walked the whole order's index reading every row, 0.9–1.3 s (SQLite).
+ * (its `t` the table again; on PostgreSQL only where they are few: pages/in-sql.ts): at scale
+ * 100, `help_text__icontains=wa&ordering=-order` of custom fields, 51,000 of 932,000 match: 0.3 s
+ * found in the text's index (it carries the id), where the planner walked the whole order's index
+ * reading every row, 0.9–1.3 s (SQLite).
  */
 async function matchedFirst(engine: Engine, resource: Resource, caller: Caller, filters: FilterTree | undefined): Promise<Query> {
   // PostgreSQL gathers them as one array first (Dialect.amongFew), then reads each by id: given

@@ -201,7 +201,8 @@ export class SqlPages {
    *           no index serves them (a two-letter search, a text's end), every row of the table,
    *           on SQLite the matches found first apart (`matchesFirst`: in the narrowest index
    *           that holds the filtered column, not by walking the whole order's index row by row),
-   *           as they are where a text's few keys decide them (filter-sql.ts, `byKeys`); on
+   *           as they are where a text's few keys decide them (filter-sql.ts, `byKeys`), and on
+   *           PostgreSQL so where they are few (FEW_APART); on
    *           SQLite, where an index finds them and the walk to the page's end is not too long,
    *           the page's ids found in the order's index alone, checked against them (`idsInOrder`).
    *   among   the order's index, each id checked against the filters' matches kept in
