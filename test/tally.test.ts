@@ -1,9 +1,10 @@
 /**
  * Engine.tally: how many rows hold each value of a column, as a histogram of counts per project
- * is counted whole (project-counts.ts); Engine.readIdsTallied, the same of a second column
- * beside the first's ids (a set of matches read with its counts: pages/kept-matches.ts). On every engine, and on SQLite both on its reader threads
- * and without them, it equals the database's own GROUP BY; tallyOf, which SQLite's threads run,
- * equals a plain count by value whether it counts through an array indexed by value or sorts.
+ * is counted whole (project-counts.ts); Engine.readIdsTallied, the same of a second column beside
+ * the first's ids (a filter's matches read with their counts: pages/kept-matches.ts). On every
+ * engine, and on SQLite both on its reader threads and without them, it equals the database's own
+ * GROUP BY; tallyOf, which SQLite's threads run, equals a plain count by value whether it counts
+ * through an array indexed by value or sorts.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

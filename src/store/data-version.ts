@@ -226,6 +226,12 @@ export class VersionedCache<T> {
     void this.get(version, key, async () => value);
   }
 
+  /** Forgets `key`'s value, whatever its version (one taken and no longer needed here). */
+  delete(key: string): void {
+    const cached = this.entries.get(key);
+    if (cached) this.drop(key, cached);
+  }
+
   private drop(key: string, entry: CacheEntry<T>): void {
     this.entries.delete(key);
     this.weight -= entry.weight;

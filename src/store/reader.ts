@@ -24,7 +24,6 @@ import { ChangedProjects } from './changed-projects.ts';
 import { fromColumns } from './columns.ts';
 import { stamp, VersionedCache } from './data-version.ts';
 import type { Database, Engine, Versions } from './engine/index.ts';
-import { decidedOnKeys, servedByIndex } from './filter-sql.ts';
 import type { IdSet } from './idset.ts';
 import { countQuery, recordQuery, selectColumns, wholeListQuery, type PageRequest } from './list-sql.ts';
 import { MemoryPages } from './pages/in-memory.ts';
@@ -102,7 +101,7 @@ export class Reader {
    */
   private async publicMatches(resource: Resource, caller: Caller, version: number, filters: FilterTree | undefined): Promise<IdSet | null> {
     if (resource.visibility.kind !== 'public' || !filters || !filtersAnything(filters) || !ownFieldsOnly(filters)) return null;
-    if (!this.kept.available || servedByIndex(filters, decidedOnKeys(this.engine, resource.table)) || !this.kept.mayRead(resource, version, filters)) return null;
+    if (!this.kept.available || !this.kept.scansEveryRecord(resource, filters) || !this.kept.mayRead(resource, version, filters)) return null;
     return this.kept.of(resource, caller, filters, version, true);
   }
 

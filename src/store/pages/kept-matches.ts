@@ -71,7 +71,7 @@ function masked(filters: FilterTree): boolean {
 
 export class KeptMatches {
   readonly sets = new VersionedCache<IdSet>({ maxWeight: KEPT_BYTES, weigh: (ids) => ids.bytes });
-  /** The matches a first count read, at its version: taken by a page that reads the set (tallied). */
+  /** The matches a first count read, at its version, until a page takes them as its set (tallied). */
   private readonly offered = new VersionedCache<Int32Array>({ maxEntries: OFFERED_LISTS, maxWeight: OFFERED_BYTES, weigh: (ids) => ids.byteLength });
   /** Sets patched from older ones, and the projects read again for them (tests). */
   patches = 0;
@@ -129,12 +129,17 @@ export class KeptMatches {
    * a set is kept already, or writes do not patch the list's sets.
    */
   async tallied(resource: Resource, filters: FilterTree, version: number): Promise<Tally | null> {
-    if (!this.available || !this.patchable(resource, filters) || servedByIndex(filters, decidedOnKeys(this.engine, resource.table))) return null;
+    if (!this.available || !this.patchable(resource, filters) || !this.scansEveryRecord(resource, filters)) return null;
     const key = setKey(resource, SERVICE, filters);
     if ((this.sets.latest(key)?.version ?? -1) >= version) return null;
     const { ids, tally } = await this.engine.readIdsTallied(matchesAndProjectsQuery(this.engine, resource, filters).compile());
     this.offered.put(version, key, ids);
     return tally;
+  }
+
+  /** Whether no index serves the filters: their matches, for a count or a set, are found by reading every record. */
+  scansEveryRecord(resource: Resource, filters: FilterTree): boolean {
+    return !servedByIndex(filters, decidedOnKeys(this.engine, resource.table));
   }
 
   /** A set another worker read whole: kept unless one as new or newer is held or being read here. */
@@ -152,6 +157,8 @@ export class KeptMatches {
   /** Every match read, and told to the other workers. */
   private async read(resource: Resource, caller: Caller, filters: FilterTree, key: string, version: number): Promise<IdSet> {
     const offered = this.offered.peek(version, key);
+    // Taken once: the set holds them from now on.
+    if (offered) this.offered.delete(key);
     const set = IdSet.of(offered ? await offered : await this.engine.readIds((await filterMatchQuery(this.engine, resource, caller, filters)).compile()));
     this.neighbours?.tell({ key, version, ...set.flat() });
     return set;
