@@ -10,11 +10,16 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { TABLE_VERSIONS_SQL, VERSION_SQL, versionsOf, type Database, type Engine, type Versions } from './engine.ts';
 import type { SqliteStatements } from './sqlite-rows.ts';
 
-export function watchVersions(handle: SQLite.Database, statements: SqliteStatements, db: Kysely<Database>): Pick<Engine, 'versionNow' | 'version' | 'changed' | 'beginChange'> {
+export function watchVersions(handle: SQLite.Database, statements: SqliteStatements, db: Kysely<Database>, committedReads: boolean): Pick<Engine, 'versionNow' | 'version' | 'changed' | 'beginChange'> {
+  /** The versions last read outside a change: what is committed, or was when they were read. */
   let versions: Versions | undefined;
   let checkedThisTurn = false;
   const versionNow = (): Versions | undefined => {
-    if (handle.inTransaction) return undefined; // read after it, through Kysely
+    // While a change is under way here, this connection sees what it wrote before it is
+    // committed. Reads then go to the reader threads (sqlite.ts, `run`), which see only what is
+    // committed: data no older than the versions read before the change began, so what they
+    // answer may be kept under those. Without reader threads, the change is waited for.
+    if (handle.inTransaction) return committedReads ? versions : undefined;
     if (!checkedThisTurn) {
       const data = (statements.prepared(VERSION_SQL, 'value').get() as number | undefined) ?? 0;
       if (versions?.data !== data) versions = versionsOf(data, statements.prepared(TABLE_VERSIONS_SQL, 'arrays').all() as [string, number][]);

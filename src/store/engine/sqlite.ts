@@ -92,16 +92,22 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     db,
     dialect: sqliteDialect,
     async run(query, within) {
-      // An open transaction (an import awaiting its files) is waited for through Kysely.
-      if (within || handle.inTransaction) return (await (within ?? db).executeQuery<Columns>(query)).rows;
+      if (within && within !== db) return (await within.executeQuery<Columns>(query)).rows;
+      if (handle.inTransaction) {
+        // A change under way on this connection (a write awaiting its checks, an import its
+        // files): what it wrote is not committed, and no other answer may see it. The reader
+        // threads read what is committed, at once; with none, the change is waited for.
+        if (readers) return timed(observe, () => readers.read(query.sql, query.parameters));
+        return (await db.executeQuery<Columns>(query)).rows;
+      }
       return statements.read(query.sql, query.parameters);
     },
     runLong(query) {
-      if (!readers || handle.inTransaction) return this.run(query);
+      if (!readers) return this.run(query);
       return timed(observe, () => readers.read(query.sql, query.parameters));
     },
     async runAmong(query, set) {
-      if (readers && !handle.inTransaction) return timed(observe, () => readers.read(query.sql, query.parameters, set));
+      if (readers) return timed(observe, () => readers.read(query.sql, query.parameters, set));
       // On this connection: once no transaction is under way (waited for through Kysely, as `run`
       // does), then at once, so that no other statement runs while `among` is this set.
       while (handle.inTransaction) await db.executeQuery(CompiledQuery.raw('select 1'));
@@ -113,15 +119,15 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
       }
     },
     async readIds(query) {
-      if (!readers || handle.inTransaction) return idsOf(await this.run(query));
+      if (!readers) return idsOf(await this.run(query));
       return timed(observe, () => readers.readIds(query.sql, query.parameters));
     },
     async tally(query) {
-      if (!readers || handle.inTransaction) return tallyOfRows(await this.run(query));
+      if (!readers) return tallyOfRows(await this.run(query));
       return timed(observe, () => readers.tally(query.sql, query.parameters));
     },
     async readIdsTallied(query) {
-      if (!readers || handle.inTransaction) return idsTalliedOf(await this.run(query));
+      if (!readers) return idsTalliedOf(await this.run(query));
       return timed(observe, () => readers.readIdsTallied(query.sql, query.parameters));
     },
     async *stream(query, batchSize) {
@@ -151,7 +157,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
     ...loading,
     analyze: analyzeThenRead(loading.analyze, statistics),
     ...sqliteIds(),
-    ...watchVersions(handle, statements, db),
+    ...watchVersions(handle, statements, db, readers !== null),
     isBusy: (error) => String((error as { code?: unknown })?.code ?? '').startsWith('SQLITE_BUSY'),
     isUnavailable: (error) => {
       const code = codeOf(error);
