@@ -159,6 +159,59 @@ describe('postgres: another writer holding the data', { skip: !postgres }, () =>
     }
     assert.equal((await post('Free')).status, 201);
   });
+
+  test("a write's checks are read before it waits: refused at once; a record moved meanwhile is checked again, its count exact", async () => {
+    await createUser(server.engine, { email: 'checker@example.org', firstName: 'Che', lastName: 'Cker', admin: true });
+    const key = await createToken(server.engine, 'checker@example.org');
+    const send = (method: string, path: string, body: unknown) => request(server.base, path, { method, headers: { authorization: `Token ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const counted = async () => (await request(server.base, '/rest/v1/budget_item/?amount__gte=5000000', { headers: { authorization: `Token ${key}` } })).body.count as number;
+    const [item] = await server.engine.db.selectFrom('budget_item').select(['id', 'project']).where('amount', '<', 5_000_000).orderBy('id').limit(1).execute();
+    const [elsewhere] = await server.engine.db.selectFrom('project').select('id').where('id', '<>', item.project).orderBy('id').limit(1).execute();
+    const watcher = new pg.Client({ connectionString: server.url });
+    await watcher.connect();
+    const waitingForTheData = async () => {
+      for (let waited = 0; ; waited += 20) {
+        const { rows } = await watcher.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
+        if (rows[0].n > 0) return;
+        assert.ok(waited < 10_000, 'the write waits for the data version');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const before = await counted();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    // Another writer holds the version row, and moves the item to another project before it lets go.
+    const mover = changeData(server.engine, ['budget_item'], async (trx, log) => {
+      holding();
+      await gate;
+      await trx.updateTable('budget_item').set({ project: elsewhere.id }).where('id', '=', item.id).execute();
+      log.projects('budget_item', [Number(item.project), Number(elsewhere.id)]);
+    });
+    try {
+      await held;
+      const started = Date.now();
+      const refused = await send('POST', '/rest/v1/keyword/', { label: '' });
+      assert.deepEqual([refused.status, refused.body], [400, { label: ['This field may not be blank.'] }]);
+      assert.ok(Date.now() - started < 1500, `refused after ${Date.now() - started} ms, not after the wait`);
+
+      const patched = send('PATCH', `/rest/v1/budget_item/${item.id}/`, { amount: '6000000.00' });
+      await waitingForTheData();
+      release();
+      await mover;
+      const answer = await patched;
+      assert.deepEqual([answer.status, answer.body.project, answer.body.amount], [200, elsewhere.id, 6000000]);
+      assert.equal(await counted(), before + 1, 'counted in the project the item is in now');
+      // What the kept counts learn of the write: the project the item was written in.
+      const logged = await server.engine.db.selectFrom('change_log').select('project').where('version', '=', server.engine.db.selectFrom('change_log').select(({ fn }) => fn.max('version').as('v'))).execute();
+      assert.deepEqual(logged.map((row) => row.project), [elsewhere.id]);
+    } finally {
+      release();
+      await mover.catch(() => undefined);
+      await watcher.end();
+    }
+  });
 });
 
 describe('postgres: losing the database', { skip: !postgres }, () => {

@@ -111,10 +111,17 @@ export async function insertRecord(engine: Engine, db: Kysely<Database>, entity:
   return Number(inserted.id);
 }
 
-/** Writes the given stored fields (and their sort keys) of one record. */
-export async function updateRecord(engine: Engine, db: Kysely<Database>, entity: Entity, id: number, changes: Row): Promise<void> {
+/**
+ * Writes the given stored fields (and their sort keys) of one record, where the fields of
+ * `unchanged` (columns of references) still hold the values given; whether it did.
+ */
+export async function updateRecord(engine: Engine, db: Kysely<Database>, entity: Entity, id: number, changes: Row, unchanged: Row = {}): Promise<boolean> {
   const columns = toColumns(entity, engine.dialect, changes);
   const names = new Set(Object.keys(changes).flatMap((name) => [name, sortKeyColumn(name)]));
   const values = Object.fromEntries(Object.entries(columns).filter(([name]) => names.has(name) && name !== 'id'));
-  if (Object.keys(values).length) await db.updateTable(entity.table).set(values).where('id', '=', id).execute();
+  if (!Object.keys(values).length) return true;
+  let update = db.updateTable(entity.table).set(values).where('id', '=', id);
+  for (const [name, value] of Object.entries(unchanged)) update = value === null ? update.where(name, 'is', null) : update.where(name, '=', value as number);
+  const [result] = await update.execute();
+  return result.numUpdatedRows > 0n;
 }

@@ -54,17 +54,36 @@ export function stamp(versions: Versions, tables: readonly string[]): number {
  * The data version is written first, so it is where writers wait for each other. A busy database
  * (one that does not wait for its locks itself) is tried again after a pause, until the wait is over.
  */
-export async function changeData<T>(engine: Engine, tables: readonly string[], change: (trx: Transaction<Database>, log: ChangeLog) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+export function changeData<T>(engine: Engine, tables: readonly string[], change: (trx: Transaction<Database>, log: ChangeLog) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+  return checkThenChange(engine, tables, async () => undefined, (trx, _checked, log) => change(trx, log), options);
+}
+
+/**
+ * As changeData, for a change whose checks (`check`: what it reads to decide whether it may be
+ * made, refusals thrown) can be read before the version row is taken, where the engine allows
+ * (`Engine.checksBeforeChange`): other writers then wait for the change itself, not for its
+ * checks too. `change` must check again what another writer could make untrue meanwhile and a
+ * constraint of the database would not refuse (a value kept unique).
+ */
+export async function checkThenChange<C, T>(
+  engine: Engine,
+  tables: readonly string[],
+  check: (trx: Transaction<Database>) => Promise<C>,
+  change: (trx: Transaction<Database>, checked: C, log: ChangeLog) => Promise<T>,
+  options: ChangeOptions = {},
+): Promise<T> {
   const wait = options.lockWaitMs ?? API_LOCK_WAIT_MS;
   const deadline = Date.now() + wait;
   for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
     let holdsLock = false;
     try {
       return await engine.db.transaction().execute(async (trx) => {
+        const early = engine.checksBeforeChange ? await check(trx) : undefined;
         const version = await engine.beginChange(trx, [...new Set(tables)], wait);
         holdsLock = true;
+        const checked = engine.checksBeforeChange ? (early as C) : await check(trx);
         const touched = new Map<string, Set<number>>();
-        const result = await change(trx, {
+        const result = await change(trx, checked, {
           projects(table, projects) {
             let set = touched.get(table);
             if (!set) touched.set(table, (set = new Set()));

@@ -11,7 +11,7 @@ import { checkRecord, cleanRecord, type Problem } from '../resources/validate.ts
 import { sortKey, sortKeyColumn } from '../text/sortkey.ts';
 import { nowCanonical } from '../text/time.ts';
 import { fromColumns, insertRecord, updateRecord } from './columns.ts';
-import { changeData, type ChangeLog } from './data-version.ts';
+import { changeData, checkThenChange, type ChangeLog } from './data-version.ts';
 import type { Database, Engine } from './engine/index.ts';
 import { oneRecord } from './reader.ts';
 import { fillProjects, mayWrite, projectsOfWrite, seenAmong } from './visibility.ts';
@@ -84,36 +84,78 @@ export async function saveRecord(engine: Engine, resource: Resource, caller: Cal
   }
 }
 
+/** What a write's checks found, for the change itself (checkThenChange). */
+interface CheckedWrite {
+  existing: Row | null;
+  /** The record as it will be stored. */
+  record: Row;
+  /** The fields this write gives a value (of an existing record, the only ones written). */
+  written: Row;
+  projects: { before: number | null; after: number | null };
+  /** Fields whose problems are not looked up (uniqueProblems). */
+  skip: ReadonlySet<string>;
+}
+
+/** The record a write checked was moved by another meanwhile (its checks were read before the change began). */
+class MovedMeanwhile extends Error {}
+
 async function writeRecord(engine: Engine, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
-  return changeData(engine, [resource.table], async (trx, log) => {
-    const existing = id === null ? null : await oneRecord(engine, resource, caller, id, trx);
-    if (id !== null && !existing) throw new WriteRefused('not_found');
-    const service = resource.serviceFields ?? {};
-    const ignore = new Set(['id', ...Object.values(service)]);
-    // PUT keeps the stored value of an optional field it leaves out (unread, as DRF leaves it); required ones must be given.
-    const { record: cleaned, problems } = cleanRecord(resource, input, { partial: kind !== 'create', ignore, source: 'api' });
-    if (kind === 'replace') problems.push(...missingRequired(resource, input, ignore));
-    const record: Row = { ...(existing ?? {}), ...cleaned };
-    const stamp = nowCanonical();
-    if (service.created && !existing) record[service.created] = stamp;
-    if (service.modified) record[service.modified] = stamp;
-    if (service.author && !existing) record[service.author] = caller.userId;
-    if (problems.length === 0) problems.push(...checkRecord(resource, { ...record, ...(await nestedOf(engine, trx, resource, id)) }));
-    // A value already refused is not looked up: it may be one the database cannot even compare.
-    // Nor is a stored value the write leaves as it is: DRF checks the fields given, and a record's
-    // own project is seen through the record itself.
-    const unwritten = existing ? storedFields(resource).map(([name]) => name).filter((name) => !(name in cleaned)) : [];
-    const skip = new Set([...(service.author ? [service.author] : []), ...problems.map((problem) => problem.field), ...unwritten]);
-    problems.push(...(await referenceProblems(engine, trx, resource, caller, record, skip)));
-    problems.push(...(await uniqueProblems(trx, resource, record, id, skip)));
-    if (problems.length) throw new WriteRefused('invalid', problems);
-    const projects = await projectsOfWrite(trx, resource, existing, record);
-    if (!(await mayWrite(trx, resource, caller, kind, existing, record, projects))) throw new WriteRefused('forbidden');
+  const check = (trx: Kysely<Database>) => checkWrite(engine, resource, caller, kind, id, input, trx);
+  const apply = async (trx: Kysely<Database>, { existing, record, written, projects, skip }: CheckedWrite, log: ChangeLog): Promise<number> => {
+    // Checked before the version row was taken, another write may have taken the value since.
+    if (engine.checksBeforeChange) {
+      const taken = await uniqueProblems(trx, resource, record, id, skip);
+      if (taken.length) throw new WriteRefused('invalid', taken);
+    }
     logProjects(log, resource, projects);
-    const written = existing && id !== null ? (await updateRecord(engine, trx, resource, id, record), id) : await insertRecord(engine, trx, resource, record);
-    await fillProjects(trx, resource, [written]);
-    return written;
-  });
+    if (!existing || id === null) {
+      const created = await insertRecord(engine, trx, resource, record);
+      await fillProjects(trx, resource, [created]);
+      return created;
+    }
+    // Only the fields given are written: what another write changed meanwhile in other fields
+    // stays. Where the record still leads to the project it was checked in.
+    const first = projectPathOf(resource)?.[0];
+    if (!(await updateRecord(engine, trx, resource, id, written, first ? { [first]: existing[first] ?? null } : {}))) throw new MovedMeanwhile();
+    await fillProjects(trx, resource, [id]);
+    return id;
+  };
+  try {
+    return await checkThenChange(engine, [resource.table], check, apply);
+  } catch (error) {
+    if (!(error instanceof MovedMeanwhile)) throw error;
+  }
+  // Moved (or deleted) between its checks and its change: checked again with the version row held.
+  return changeData(engine, [resource.table], async (trx, log) => apply(trx, await check(trx), log));
+}
+
+/** Whether the caller may make the write, and what it would store; refusals throw WriteRefused. */
+async function checkWrite(engine: Engine, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row, trx: Kysely<Database>): Promise<CheckedWrite> {
+  const existing = id === null ? null : await oneRecord(engine, resource, caller, id, trx);
+  if (id !== null && !existing) throw new WriteRefused('not_found');
+  const service = resource.serviceFields ?? {};
+  const ignore = new Set(['id', ...Object.values(service)]);
+  // PUT keeps the stored value of an optional field it leaves out (unread, as DRF leaves it); required ones must be given.
+  const { record: cleaned, problems } = cleanRecord(resource, input, { partial: kind !== 'create', ignore, source: 'api' });
+  if (kind === 'replace') problems.push(...missingRequired(resource, input, ignore));
+  const written: Row = { ...cleaned };
+  const stamp = nowCanonical();
+  if (service.created && !existing) written[service.created] = stamp;
+  if (service.modified) written[service.modified] = stamp;
+  if (service.author && !existing) written[service.author] = caller.userId;
+  const record: Row = { ...(existing ?? {}), ...written };
+  if (problems.length === 0) problems.push(...checkRecord(resource, { ...record, ...(await nestedOf(engine, trx, resource, id)) }));
+  // A value already refused is not looked up: it may be one the database cannot even compare.
+  // Nor is a stored value the write leaves as it is: DRF checks the fields given, and a record's
+  // own project is seen through the record itself.
+  const unwritten = existing ? storedFields(resource).map(([name]) => name).filter((name) => !(name in cleaned)) : [];
+  const skip = new Set([...(service.author ? [service.author] : []), ...problems.map((problem) => problem.field), ...unwritten]);
+  problems.push(...(await referenceProblems(engine, trx, resource, caller, record, skip)));
+  problems.push(...(await uniqueProblems(trx, resource, record, id, skip)));
+  if (problems.length) throw new WriteRefused('invalid', problems);
+  const projects = await projectsOfWrite(trx, resource, existing, record);
+  if (!(await mayWrite(trx, resource, caller, kind, existing, record, projects))) throw new WriteRefused('forbidden');
+  return { existing, record, written, projects, skip };
 }
 
 export async function deleteRecord(engine: Engine, resource: Resource, caller: Caller, id: number): Promise<void> {

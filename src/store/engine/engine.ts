@@ -216,6 +216,14 @@ export interface Engine {
    * know at commit. The new data version.
    */
   beginChange(db: Kysely<Database>, tables: readonly string[], waitMs: number): Promise<number>;
+  /**
+   * Whether a write's checks read before `beginChange` (data-version.ts, `checkThenChange`).
+   * PostgreSQL: yes, every other writer waits for the version row while it is held, and each
+   * statement under it is a round trip. SQLite: no, a process's writes already take turns on its
+   * one connection, and a read before the write lock would fail the write (SQLITE_BUSY_SNAPSHOT)
+   * whenever another process wrote in between.
+   */
+  readonly checksBeforeChange: boolean;
   /** The database is held by another writer now: try again shortly. */
   isBusy(error: unknown): boolean;
   /** The database cannot be reached or used now (answered 503), as opposed to a bad query. */

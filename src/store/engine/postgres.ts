@@ -36,6 +36,7 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
 
   return {
     name: 'postgres',
+    checksBeforeChange: true,
     location: shown.toString(),
     db,
     dialect: postgresDialect,

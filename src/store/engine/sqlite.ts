@@ -88,6 +88,7 @@ export function openSqlite(path: string, options: EngineOptions = {}): Engine {
 
   return {
     name: 'sqlite',
+    checksBeforeChange: false,
     location: path,
     db,
     dialect: sqliteDialect,
