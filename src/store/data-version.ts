@@ -9,7 +9,7 @@
  */
 import type { CacheFigures } from './caches.ts';
 import type { Transaction } from 'kysely';
-import type { Database, Engine, Versions } from './engine/index.ts';
+import type { ChangeRow, Database, Engine, Versions } from './engine/index.ts';
 
 /**
  * What a change tells the caches besides the tables it wrote: for a table whose records belong to
@@ -60,15 +60,16 @@ export function changeData<T>(engine: Engine, tables: readonly string[], change:
 
 /**
  * As changeData, for a change whose checks (`check`: what it reads to decide whether it may be
- * made, refusals thrown) can be read before the version row is taken, where the engine allows
- * (`Engine.checksBeforeChange`): other writers then wait for the change itself, not for its
- * checks too. `change` must check again what another writer could make untrue meanwhile and a
- * constraint of the database would not refuse (a value kept unique).
+ * made, refusals thrown, and the projects it will write logged) can be read before the version
+ * row is taken, where the engine allows (`Engine.checksBeforeChange`): other writers then wait for
+ * the change itself, not for its checks too, and the change log's rows are written with the
+ * version, in its statement. `change` must check again what another writer could make untrue
+ * meanwhile and a constraint of the database would not refuse (a value kept unique).
  */
 export async function checkThenChange<C, T>(
   engine: Engine,
   tables: readonly string[],
-  check: (trx: Transaction<Database>) => Promise<C>,
+  check: (trx: Transaction<Database>, log: ChangeLog) => Promise<C>,
   change: (trx: Transaction<Database>, checked: C, log: ChangeLog) => Promise<T>,
   options: ChangeOptions = {},
 ): Promise<T> {
@@ -78,19 +79,22 @@ export async function checkThenChange<C, T>(
     let holdsLock = false;
     try {
       return await engine.db.transaction().execute(async (trx) => {
-        const early = engine.checksBeforeChange ? await check(trx) : undefined;
-        const version = await engine.beginChange(trx, [...new Set(tables)], wait);
-        holdsLock = true;
-        const checked = engine.checksBeforeChange ? (early as C) : await check(trx);
         const touched = new Map<string, Set<number>>();
-        const result = await change(trx, checked, {
+        const log: ChangeLog = {
           projects(table, projects) {
             let set = touched.get(table);
             if (!set) touched.set(table, (set = new Set()));
             for (const project of projects) if (project !== null) set.add(project);
           },
-        });
-        await logChange(trx, version, tables, touched);
+        };
+        const early = engine.checksBeforeChange ? await check(trx, log) : undefined;
+        // The projects the checks named are logged with the version; the rest once the change is made.
+        const logged = engine.checksBeforeChange ? changeRows(tables.filter((table) => touched.has(table)), touched) : [];
+        const version = await engine.beginChange(trx, [...new Set(tables)], wait, logged);
+        holdsLock = true;
+        const checked = engine.checksBeforeChange ? (early as C) : await check(trx, log);
+        const result = await change(trx, checked, log);
+        await logChange(trx, version, changeRows(tables, touched), logged);
         // No answer made from here on may trust the versions read before the change.
         engine.changed();
         return result;
@@ -105,16 +109,22 @@ export async function checkThenChange<C, T>(
 }
 
 /**
- * Each table a change wrote, in the change log at its version: a row per project it named, or
- * one row without a project (the whole table). Every move of a table's version is logged, so a
- * reader that saw the table at an older version learns from the log what changed since.
+ * Each table a change wrote, as the change log holds it: a row per project it named, or one row
+ * without a project (the whole table). Every move of a table's version is logged, so a reader
+ * that saw the table at an older version learns from the log what changed since.
  */
-async function logChange(trx: Transaction<Database>, version: number, tables: readonly string[], touched: ReadonlyMap<string, ReadonlySet<number>>): Promise<void> {
-  const rows = [...new Set(tables)].flatMap((tbl): { version: number; tbl: string; project: number | null }[] => {
+function changeRows(tables: readonly string[], touched: ReadonlyMap<string, ReadonlySet<number>>): ChangeRow[] {
+  return [...new Set(tables)].flatMap((tbl): ChangeRow[] => {
     const projects = touched.get(tbl);
-    return projects ? [...projects].map((project) => ({ version, tbl, project })) : [{ version, tbl, project: null }];
+    return projects ? [...projects].map((project) => ({ tbl, project })) : [{ tbl, project: null }];
   });
-  if (rows.length) await trx.insertInto('change_log').values(rows).execute();
+}
+
+/** The change's rows of the change log at its version, but those `beginChange` wrote already. */
+async function logChange(trx: Transaction<Database>, version: number, rows: readonly ChangeRow[], logged: readonly ChangeRow[]): Promise<void> {
+  const written = new Set(logged.map(({ tbl, project }) => `${tbl} ${project}`));
+  const left = rows.filter(({ tbl, project }) => !written.has(`${tbl} ${project}`)).map((row) => ({ version, ...row }));
+  if (left.length) await trx.insertInto('change_log').values(left).execute();
   if (version % 1000 === 0) await trx.deleteFrom('change_log').where('version', '<', version - LOG_VERSIONS).execute();
 }
 

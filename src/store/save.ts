@@ -100,14 +100,17 @@ interface CheckedWrite {
 class MovedMeanwhile extends Error {}
 
 async function writeRecord(engine: Engine, resource: Resource, caller: Caller, kind: WriteKind, id: number | null, input: Row): Promise<number> {
-  const check = (trx: Kysely<Database>) => checkWrite(engine, resource, caller, kind, id, input, trx);
-  const apply = async (trx: Kysely<Database>, { existing, record, written, projects, skip }: CheckedWrite, log: ChangeLog): Promise<number> => {
+  const check = async (trx: Kysely<Database>, log: ChangeLog) => {
+    const checked = await checkWrite(engine, resource, caller, kind, id, input, trx);
+    logProjects(log, resource, checked.projects);
+    return checked;
+  };
+  const apply = async (trx: Kysely<Database>, { existing, record, written, skip }: CheckedWrite): Promise<number> => {
     // Checked before the version row was taken, another write may have taken the value since.
     if (engine.checksBeforeChange) {
       const taken = await uniqueProblems(trx, resource, record, id, skip);
       if (taken.length) throw new WriteRefused('invalid', taken);
     }
-    logProjects(log, resource, projects);
     if (!existing || id === null) {
       const created = await insertRecord(engine, trx, resource, record);
       await fillProjects(trx, resource, [created]);
@@ -126,7 +129,7 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
     if (!(error instanceof MovedMeanwhile)) throw error;
   }
   // Moved (or deleted) between its checks and its change: checked again with the version row held.
-  return changeData(engine, [resource.table], async (trx, log) => apply(trx, await check(trx), log));
+  return changeData(engine, [resource.table], async (trx, log) => apply(trx, await check(trx, log)));
 }
 
 /** Whether the caller may make the write, and what it would store; refusals throw WriteRefused. */

@@ -127,6 +127,12 @@ export interface BulkLoad {
   indexing<T>(work: () => Promise<T>): Promise<T>;
 }
 
+/** A row of the change log (data-version.ts): a table a change wrote, and the project it wrote there (null: the whole table). */
+export interface ChangeRow {
+  tbl: string;
+  project: number | null;
+}
+
 export interface Engine {
   /** For messages only ("sqlite ./data/rsr.sqlite"). */
   readonly name: 'sqlite' | 'postgres';
@@ -212,10 +218,11 @@ export interface Engine {
   changed(): void;
   /**
    * A writing transaction's first step: moves the data version on (where writers wait for each
-   * other, at most `waitMs`), gives each of `tables` the new version, and lets other instances
-   * know at commit. The new data version.
+   * other, at most `waitMs`), gives each of `tables` the new version, writes the change log's
+   * `logged` rows at it (those known before the change begins), and lets other instances know at
+   * commit. The new data version.
    */
-  beginChange(db: Kysely<Database>, tables: readonly string[], waitMs: number): Promise<number>;
+  beginChange(db: Kysely<Database>, tables: readonly string[], waitMs: number, logged: readonly ChangeRow[]): Promise<number>;
   /**
    * Whether a write's checks read before `beginChange` (data-version.ts, `checkThenChange`).
    * PostgreSQL: yes, every other writer waits for the version row while it is held, and each

@@ -96,9 +96,10 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
       return versionsOf(Number(data?.version ?? 0), rows.flatMap(({ name, version }) => (name === null ? [] : [[name, version] as const])));
     }),
     changed: () => watch.changed(),
-    async beginChange(within, tables, waitMs) {
-      // One statement, one round trip: a write holds the version row (every other writer waits for
-      // it) until it commits, each of its statements a turn of a busy event loop apart. The lock's
+    async beginChange(within, tables, waitMs, logged) {
+      // One statement, one round trip, the change log's rows known so far with it: a write holds
+      // the version row (every other writer waits for it) until it commits, each of its
+      // statements a turn of a busy event loop apart. The lock's
       // wait is set in the update's condition, evaluated on the row before its lock is waited for:
       // a lock not had in time fails the statement (55P03), the write answered 503, not queued.
       const lockTimeout = Number.isFinite(waitMs) ? `${Math.max(1, Math.round(waitMs))}ms` : '0';
@@ -111,6 +112,9 @@ export function openPostgres(url: string, options: EngineOptions = {}): Engine {
           insert into table_version (name, version)
           select name, version from moved, unnest(${[...tables]}::text[]) as name
           on conflict (name) do update set version = excluded.version
+        ), logged as (
+          insert into change_log (version, tbl, project)
+          select version, tbl, project from moved, unnest(${logged.map((row) => row.tbl)}::text[], ${logged.map((row) => row.project)}::int[]) as l(tbl, project)
         )
         select version, pg_notify(${CHANGES_CHANNEL}, '') from moved`.execute(within);
       if (rows.length !== 1) throw new Error('the data version row is missing');

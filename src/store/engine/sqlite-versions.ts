@@ -42,12 +42,13 @@ export function watchVersions(handle: SQLite.Database, statements: SqliteStateme
     },
     // Statements here are calls, not round trips: each its own. The wait is changeData's, between
     // attempts (busy_timeout is 0), and every process reads the version itself: nothing to announce.
-    async beginChange(within, tables) {
+    async beginChange(within, tables, _waitMs, logged) {
       const { version } = await within.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).returning('version').executeTakeFirstOrThrow();
       if (tables.length) {
         await within.insertInto('table_version').values(tables.map((name) => ({ name, version })))
           .onConflict((conflict) => conflict.column('name').doUpdateSet({ version })).execute();
       }
+      if (logged.length) await within.insertInto('change_log').values(logged.map((row) => ({ version, ...row }))).execute();
       return Number(version);
     },
   };
