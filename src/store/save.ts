@@ -105,9 +105,10 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
     logProjects(log, resource, checked.projects);
     return checked;
   };
-  const apply = async (trx: Kysely<Database>, { existing, record, written, skip }: CheckedWrite): Promise<number> => {
-    // Checked before the version row was taken, another write may have taken the value since.
-    if (engine.checksBeforeChange) {
+  // `checkedApart`: the checks were read before the version row was taken (checkThenChange).
+  const apply = async (trx: Kysely<Database>, { existing, record, written, skip }: CheckedWrite, checkedApart: boolean): Promise<number> => {
+    // Another write may have taken the value since.
+    if (checkedApart) {
       const taken = await uniqueProblems(trx, resource, record, id, skip);
       if (taken.length) throw new WriteRefused('invalid', taken);
     }
@@ -117,19 +118,19 @@ async function writeRecord(engine: Engine, resource: Resource, caller: Caller, k
       return created;
     }
     // Only the fields given are written: what another write changed meanwhile in other fields
-    // stays. Where the record still leads to the project it was checked in.
-    const first = projectPathOf(resource)?.[0];
+    // stays. Checked apart, where the record still leads to the project it was checked in.
+    const first = checkedApart ? projectPathOf(resource)?.[0] : undefined;
     if (!(await updateRecord(engine, trx, resource, id, written, first ? { [first]: existing[first] ?? null } : {}))) throw new MovedMeanwhile();
     await fillProjects(trx, resource, [id]);
     return id;
   };
   try {
-    return await checkThenChange(engine, [resource.table], check, apply);
+    return await checkThenChange(engine, [resource.table], check, (trx, checked) => apply(trx, checked, engine.checksBeforeChange));
   } catch (error) {
     if (!(error instanceof MovedMeanwhile)) throw error;
   }
   // Moved (or deleted) between its checks and its change: checked again with the version row held.
-  return changeData(engine, [resource.table], async (trx, log) => apply(trx, await check(trx, log)));
+  return changeData(engine, [resource.table], async (trx, log) => apply(trx, await check(trx, log), false));
 }
 
 /** Whether the caller may make the write, and what it would store; refusals throw WriteRefused. */
