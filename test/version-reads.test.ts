@@ -88,7 +88,7 @@ describe('reads while a change is under way on the embedded store', () => {
 
       assert.equal(engine.versionNow(), before, 'the versions read before the change, not none');
       const waited = Symbol('waited for the change');
-      const during = await Promise.race([labels(), new Promise((resolve) => setTimeout(() => resolve(waited), 2000))]);
+      const during = await Promise.race([labels(), new Promise((resolve) => setTimeout(() => resolve(waited), 10_000))]);
       assert.deepEqual(during, ['Committed'], 'read at once, without what the change wrote');
       assert.deepEqual(await engine.runLong(sql`select count(*) as n from keyword`.compile(engine.db)), [{ n: 1 }]);
 
